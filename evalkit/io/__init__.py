@@ -1,0 +1,19 @@
+"""Reading and writing files the house way: strict JSON in, canonical JSON out, atomic writes."""
+
+from evalkit.io.atomic import atomic_write_bytes, atomic_write_text, atomic_writer
+from evalkit.io.canonical import canonical_dumps, canonical_line
+from evalkit.io.errors import InputError
+from evalkit.io.strict_json import StrictJSONError, iter_jsonl_strict, loads_strict, read_json_strict
+
+__all__ = [
+    "InputError",
+    "StrictJSONError",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "atomic_writer",
+    "canonical_dumps",
+    "canonical_line",
+    "iter_jsonl_strict",
+    "loads_strict",
+    "read_json_strict",
+]
