@@ -1,0 +1,30 @@
+# Two commands do all set-up on a fresh machine with only Python: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.evalkit-installed
+
+.PHONY: install demo test lint bench sample clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/evalkit validate examples/contracts/*
+
+lint: $(STAMP)
+	$(BIN)/ruff check evalkit tests benchmarks
+
+test: lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks
+
+clean:
+	rm -rf $(VENV) reports .pytest_cache .ruff_cache

@@ -1,0 +1,90 @@
+"""The ``evalkit`` command: a thin layer over library calls."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from evalkit import __version__
+from evalkit.io.errors import InputError
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    from evalkit.schema import write_schemas
+
+    paths = write_schemas(args.out)
+    print(f"wrote {len(paths)} schemas to {args.out}")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from evalkit.validation import validate_file
+
+    failed = 0
+    for path in args.files:
+        kind, count, problems = validate_file(path, args.kind)
+        for problem in problems:
+            print(problem.render(), file=sys.stderr)
+        if problems:
+            failed += 1
+        elif not args.quiet:
+            print(f"{path}: ok ({count} {kind} record{'s' if count != 1 else ''})")
+    if failed:
+        print(f"{failed} of {len(args.files)} file(s) invalid", file=sys.stderr)
+        return 1
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from evalkit.contracts.registry import CONTRACTS
+
+    parser = argparse.ArgumentParser(
+        prog="evalkit",
+        description="Evaluate LLM agents offline: contracts, traces, error analysis, judge calibration, "
+                    "flow graphs and self-contained HTML reports.",
+    )
+    parser.add_argument("--version", action="version", version=f"evalkit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("schema", help="write one JSON Schema per contract",
+                       description="Write <kind>.schema.json for every contract into a folder.")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder to write the schemas into")
+    p.set_defaults(func=_cmd_schema)
+
+    p = sub.add_parser("validate", help="check JSON, JSONL or YAML files against their contract",
+                       description="Check files against a contract. Exits 0 when every record is valid, "
+                                   "else 1 with one line per problem: FILE[:LINE]: field.path: message.",
+                       epilog="kinds: " + ", ".join(CONTRACTS))
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--kind", choices=list(CONTRACTS), metavar="KIND",
+                   help="the contract to check against (default: told from the file name or content)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print problems only")
+    p.set_defaults(func=_cmd_validate)
+
+    from evalkit.traces.cli import add_traces_parser
+
+    add_traces_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except InputError as exc:
+        print(f"error: {exc.render()}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""Judge calibration: human labels on traces, and the result of validating a judge against them."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from evalkit.contracts.base import CamelContract
+
+HumanVerdict = Literal["pass", "fail", "defer"]
+"""A reviewer's label; ``defer`` is a punt and counts as no ground truth."""
+
+Split = Literal["train", "dev", "test"]
+"""The data split a labeled trace belongs to."""
+
+ValidationStatus = Literal["validated", "unvalidated"]
+"""Whether a judge's verdicts can be trusted as they are."""
+
+Rate = Annotated[float, Field(ge=0, le=1, strict=True)]
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+
+
+class HumanLabel(CamelContract):
+    """One reviewer's label on one trace (optionally for one criterion)."""
+
+    trace_id: NonEmptyStr
+    label: HumanVerdict
+    notes: str | None = None
+    split: Split | None = None
+    annotator: str | None = None
+    labeled_at: str | None = None
+    criterion_id: NonEmptyStr | None = None
+
+
+class ConfidenceInterval(CamelContract):
+    """A two-sided interval for a rate at confidence ``level``."""
+
+    lo: Rate
+    hi: Rate
+    level: float = Field(gt=0, lt=1, strict=True)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ConfidenceInterval:
+        if self.lo > self.hi:
+            raise ValueError(f"hi: must be >= lo ({self.hi!r} < {self.lo!r})")
+        return self
+
+
+class ValidationResult(CamelContract):
+    """A judge's agreement with human labels, and its pass rate corrected for that agreement.
+
+    A rate is ``null`` where it is undefined (no labels of that class, or an invalid correction).
+    """
+
+    criterion_id: NonEmptyStr
+    judge_model: NonEmptyStr
+    status: ValidationStatus
+    label_count: int = Field(ge=0, strict=True)
+    tpr: Rate | None
+    tnr: Rate | None
+    observed_pass_rate: Rate | None
+    corrected_rate: Rate | None
+    correction_valid: bool = Field(strict=True)
+    ci: ConfidenceInterval | None = None
+    note: str | None = None

@@ -1,0 +1,63 @@
+"""The eval matrix: a subject's master checklist of components, each graded by binary criteria.
+
+Each criterion's ``checkMethod`` decides whether it runs on the deterministic track or under the pinned judge.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from evalkit.contracts.base import CamelContract
+
+ComponentType = Literal[
+    "agent", "skill-orchestrator-step", "star-command", "script", "gate", "feature", "pipeline-stage",
+]
+"""What a component is; listed top-bound first (skill step, agents, commands, scripts, gates)."""
+
+CriterionDimension = Literal["operation-correctness", "data-correctness", "operational-deviation"]
+"""The three coverage dimensions a criterion belongs to."""
+
+CheckMethod = Literal[
+    "deterministic-script", "typebox-schema", "gate", "trace-cross-ref", "trajectory-diff", "llm-judge",
+]
+"""How a criterion is checked: the first three need no model, the last three run under the pinned judge."""
+
+Severity = Literal["CRIT", "HIGH", "MED", "LOW"]
+"""Impact on variance; a failed CRIT or HIGH criterion fails its component."""
+
+Coverage = Literal["covered", "partial", "none"]
+"""How far the existing tests and gates already cover a criterion."""
+
+DETERMINISTIC_CHECK_METHODS: tuple[str, ...] = ("deterministic-script", "typebox-schema", "gate")
+"""Check methods that run without a model; every other method runs under the pinned judge."""
+
+
+class MatrixCriterion(CamelContract):
+    """One binary check on a component."""
+
+    dimension: CriterionDimension
+    statement: str
+    check_method: CheckMethod
+    pass_condition: str
+    severity: Severity
+    existing_coverage: Coverage
+    evidence_source: str | None = None
+
+
+class MatrixComponent(CamelContract):
+    """One component of the subject and the criteria it is graded on."""
+
+    component_id: str
+    component_name: str
+    component_type: ComponentType
+    criteria: list[MatrixCriterion]
+
+
+class EvalMatrix(CamelContract):
+    """A subject's eval matrix: design principles and graded components."""
+
+    subject: str
+    version: str
+    generated_at: str
+    design_principles: list[str]
+    components: list[MatrixComponent]

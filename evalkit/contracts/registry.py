@@ -1,0 +1,112 @@
+"""Every contract by its kind name, and how a kind is recognised from a file's name or content."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from evalkit.contracts.behavior_tree import BehaviorTree
+from evalkit.contracts.dataset import Dataset
+from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest
+from evalkit.contracts.flow import ExpectedFlow, FlowGraph
+from evalkit.contracts.labels import HumanLabel, ValidationResult
+from evalkit.contracts.matrix import EvalMatrix
+from evalkit.contracts.methodology import MethodologyReview
+from evalkit.contracts.skilleval import (
+    SkillEvalAnswers,
+    SkillEvalCase,
+    SkillEvalFacts,
+    SkillEvalReport,
+    SkillEvalSeed,
+    SkillEvalStage,
+)
+from evalkit.contracts.trace import Trace
+from evalkit.contracts.verdict import CriterionVerdict
+
+CONTRACTS: Mapping[str, type[BaseModel]] = {
+    "eval-matrix": EvalMatrix,
+    "dataset": Dataset,
+    "behavior-tree": BehaviorTree,
+    "flow-graph": FlowGraph,
+    "expected-flow": ExpectedFlow,
+    "methodology-review": MethodologyReview,
+    "edd-change-request": EddChangeRequest,
+    "change-request-response": ChangeRequestResponse,
+    "criterion-verdict": CriterionVerdict,
+    "human-label": HumanLabel,
+    "validation-result": ValidationResult,
+    "trace": Trace,
+    "skill-eval-case": SkillEvalCase,
+    "skill-eval-seed": SkillEvalSeed,
+    "skill-eval-facts": SkillEvalFacts,
+    "skill-eval-stage": SkillEvalStage,
+    "skill-eval-answers": SkillEvalAnswers,
+    "skill-eval-report": SkillEvalReport,
+}
+"""Kind name (kebab-case, as in ``<kind>.schema.json``) to contract class."""
+
+LIST_ROOTED: frozenset[str] = frozenset({"skill-eval-facts"})
+"""Kinds whose document is a JSON array, not an object."""
+
+# Keys whose presence identifies a record's kind: all of a kind's required, distinctive keys.
+_SIGNATURES: Mapping[str, frozenset[str]] = {
+    "eval-matrix": frozenset({"designPrinciples", "components"}),
+    "dataset": frozenset({"dimensions", "cases"}),
+    "behavior-tree": frozenset({"root", "nodes"}),
+    "flow-graph": frozenset({"traceId", "nodes", "edges", "unthreadedOutputs"}),
+    "expected-flow": frozenset({"dispatchToolNames", "edges", "expectedUiSlots"}),
+    "methodology-review": frozenset({"subject", "items", "generatedAt"}),
+    "edd-change-request": frozenset({"requestId", "swing"}),
+    "change-request-response": frozenset({"requestId", "status", "note"}),
+    "criterion-verdict": frozenset({"criterionId", "traceId", "result"}),
+    "human-label": frozenset({"traceId", "label"}),
+    "validation-result": frozenset({"criterionId", "judgeModel", "labelCount"}),
+    "trace": frozenset({"id", "observations"}),
+    "skill-eval-case": frozenset({"case_id", "scenario", "oracle"}),
+    "skill-eval-seed": frozenset({"git_init", "taskrail_init"}),
+    "skill-eval-facts": frozenset({"action", "exit_code", "stdout_sha256"}),
+    "skill-eval-stage": frozenset({"worksheet", "seal"}),
+    "skill-eval-answers": frozenset({"human_review", "cases"}),
+    "skill-eval-report": frozenset({"session_id", "outcome", "deterministic_checks", "cases", "human_review"}),
+}
+
+# File names Taskrail fixes (case.json, fixture/seed.json, facts.json) identify their kind too.
+_FILE_NAMES: Mapping[str, str] = {
+    "case": "skill-eval-case",
+    "seed": "skill-eval-seed",
+    "facts": "skill-eval-facts",
+}
+
+
+def kind_from_filename(name: str) -> str | None:
+    """The kind a file name declares: ``eval-matrix.yaml``, ``run1.criterion-verdict.jsonl``, ``case.json``."""
+    stem = name.split("/")[-1]
+    for suffix in (".schema.json", ".jsonl", ".json", ".yaml", ".yml"):
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+            break
+    last = stem.rsplit(".", 1)[-1]
+    for candidate in (stem, last):
+        if candidate in CONTRACTS:
+            return candidate
+        for plural_suffix in ("s",):
+            if candidate.endswith(plural_suffix) and candidate[:-1] in CONTRACTS:
+                return candidate[:-1]
+    return _FILE_NAMES.get(stem)
+
+
+def kinds_matching(record: Any) -> list[str]:
+    """The kinds a record's keys identify, most specific first (may be empty or several)."""
+    if isinstance(record, list):
+        if record and all(isinstance(r, dict) for r in record):
+            keys = set(record[0])
+            return [k for k in LIST_ROOTED if _SIGNATURES[k] <= keys]
+        return []
+    if not isinstance(record, dict):
+        return []
+    keys = set(record)
+    hits = [k for k, sig in _SIGNATURES.items() if k not in LIST_ROOTED and sig <= keys]
+    # A kind whose signature is contained in another hit's signature is the less specific reading.
+    return [k for k in hits if not any(_SIGNATURES[k] < _SIGNATURES[o] for o in hits)]

@@ -1,0 +1,137 @@
+"""The trace table: one row per observation, in polars, and the summary statistics built on it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+import polars as pl
+
+from evalkit.contracts.trace import Trace
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+FRAME_SCHEMA: dict[str, pl.DataType] = {
+    "trace_id": pl.String(), "index": pl.Int32(), "obs_id": pl.String(), "type": pl.String(),
+    "name": pl.String(), "parent_id": pl.String(), "depth": pl.Int32(),
+    "start_time": pl.Datetime("us", "UTC"), "end_time": pl.Datetime("us", "UTC"), "latency_ms": pl.Float64(),
+    "model": pl.String(), "input_tokens": pl.Float64(), "output_tokens": pl.Float64(),
+    "total_tokens": pl.Float64(), "level": pl.String(), "status_message": pl.String(),
+    "input_chars": pl.Int64(), "output_chars": pl.Int64(),
+}
+"""Columns of :func:`to_frame`; sizes are characters of the payload's compact JSON (null when absent)."""
+
+_INPUT_KEYS = ("input", "prompt_tokens", "input_tokens", "promptTokens")
+_OUTPUT_KEYS = ("output", "completion_tokens", "output_tokens", "completionTokens")
+_TOTAL_KEYS = ("total", "total_tokens", "totalTokens")
+
+
+def _micros(ts: str | None) -> int | None:
+    if not ts:
+        return None
+    try:
+        dt = datetime.fromisoformat(ts)
+    except ValueError:
+        return None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    delta = dt - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _first(usage: dict[str, Any] | None, keys: tuple[str, ...]) -> float | None:
+    if not usage:
+        return None
+    for key in keys:
+        if key in usage:
+            return float(usage[key])
+    return None
+
+
+def _size(present: bool, value: Any) -> int | None:
+    if not present:
+        return None
+    if isinstance(value, str):
+        return len(value)
+    try:
+        return len(orjson.dumps(value).decode())
+    except TypeError:
+        return None
+
+
+def to_frame(traces: Iterable[Trace]) -> pl.DataFrame:
+    """One row per observation: trace id, index, type, name, parent, times, latency, model, tokens,
+    level and payload sizes (see ``FRAME_SCHEMA``)."""
+    cols: dict[str, list[Any]] = {c: [] for c in FRAME_SCHEMA}
+    for trace in traces:
+        depth_of: dict[str, int] = {}
+        for i, o in enumerate(trace.observations):
+            depth = depth_of.get(o.parent_id, -1) + 1 if o.parent_id else 0
+            depth_of[o.id] = depth
+            start, end = _micros(o.start_time), _micros(o.end_time)
+            usage = o.usage
+            total = _first(usage, _TOTAL_KEYS)
+            inp, out = _first(usage, _INPUT_KEYS), _first(usage, _OUTPUT_KEYS)
+            if total is None and inp is not None and out is not None:
+                total = inp + out
+            row = (trace.id, i, o.id, o.type, o.name, o.parent_id, depth, start, end,
+                   (end - start) / 1000 if start is not None and end is not None else None,
+                   o.model, inp, out, total, o.level, o.status_message,
+                   _size(o.has_input, o.input), _size(o.has_output, o.output))
+            for col, value in zip(cols, row, strict=True):
+                cols[col].append(value)
+    return pl.DataFrame(cols, schema=FRAME_SCHEMA)
+
+
+def _distribution(series: pl.Series) -> dict[str, float | int | None]:
+    s = series.drop_nulls()
+    if s.len() == 0:
+        return {"count": 0}
+    q = {f"p{int(p * 100)}": round(float(s.quantile(p, interpolation="linear")), 3) for p in (0.5, 0.9, 0.99)}
+    return {"count": s.len(), "mean": round(float(s.mean()), 3), **q,
+            "min": round(float(s.min()), 3), "max": round(float(s.max()), 3)}
+
+
+def trace_stats(frame: pl.DataFrame, n_traces: int | None = None) -> dict[str, Any]:
+    """Counts per type and name, tools used, latency and token distributions, error levels.
+
+    Args:
+        frame: a table from :func:`to_frame`.
+        n_traces: the number of traces (traces without observations have no row); counted from
+            the frame when None.
+
+    Returns:
+        A JSON-ready dict with sorted keys and lists in a stable order.
+    """
+    def counts(df: pl.DataFrame, col: str) -> dict[str, int]:
+        grouped = df.group_by(col).len().sort(["len", col], descending=[True, False], nulls_last=True)
+        return {("(none)" if k is None else str(k)): int(v) for k, v in grouped.iter_rows()}
+
+    tools = frame.filter(pl.col("type") == "TOOL")
+    errors = frame.filter(pl.col("level") == "ERROR")
+    per_trace = frame.group_by("trace_id").agg(
+        pl.len().alias("observations"),
+        ((pl.col("end_time").max() - pl.col("start_time").min()).dt.total_microseconds() / 1000).alias("ms"),
+    )
+    gens = frame.filter(pl.col("type") == "GENERATION")
+    return {
+        "traces": n_traces if n_traces is not None else frame["trace_id"].n_unique(),
+        "observations": frame.height,
+        "by_type": counts(frame, "type"),
+        "by_name": counts(frame, "name"),
+        "tools": counts(tools, "name"),
+        "models": counts(gens.filter(pl.col("model").is_not_null()), "model"),
+        "levels": counts(frame.filter(pl.col("level").is_not_null()), "level"),
+        "traces_with_errors": errors["trace_id"].n_unique(),
+        "latency_ms_by_type": {t: _distribution(frame.filter(pl.col("type") == t)["latency_ms"])
+                               for t in sorted(frame["type"].unique().to_list())},
+        "trace_duration_ms": _distribution(per_trace["ms"]),
+        "observations_per_trace": _distribution(per_trace["observations"].cast(pl.Float64)),
+        "tokens": {
+            "input": _distribution(gens["input_tokens"]),
+            "output": _distribution(gens["output_tokens"]),
+            "total_sum": float(gens["total_tokens"].sum() or 0),
+        },
+    }

@@ -1,0 +1,198 @@
+"""Langfuse exports: the public API trace, the UI download and the legacy ``{trace, observations}``.
+
+- API trace: ``{id, name, input, output, metadata, ..., observations: [...], scores: [...]}``, one
+  per value (a JSON array of them, a JSONL file of them, or an API page ``{data: [...], meta}``).
+- UI download: ``{observations, scores}`` with no trace object; the trace id comes from the
+  observations.
+- legacy: ``{trace: {...}, observations: [...]}``; ``trace.observations``, when present, repeats
+  the top-level list and is not counted twice.
+
+The tree comes from ``parentObservationId``; siblings are ordered by ``startTime``. A payload the
+export left out stays absent (omitted), never an empty value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from evalkit.contracts.trace import OBSERVATION_TYPES, Observation, Trace
+from evalkit.traces.source import SourceValue
+from evalkit.traces.tree import order_observations
+
+_LEVELS = frozenset({"DEBUG", "DEFAULT", "WARNING", "ERROR"})
+_TRACE_EXTRAS = ("timestamp", "sessionId", "userId", "tags", "release", "version", "environment")
+_OBS_EXTRAS = ("modelParameters", "costDetails", "completionStartTime", "version", "promptName",
+               "promptVersion", "environment")
+_SCORE_FIELDS = ("name", "value", "stringValue", "dataType", "comment", "observationId", "source")
+
+
+def _observation_list(value: dict[str, Any]) -> list[Any] | None:
+    obs = value.get("observations")
+    return obs if isinstance(obs, list) else None
+
+
+def looks_like_langfuse(value: Any) -> bool:
+    """A Langfuse API trace, UI download, legacy export, or an API page of traces."""
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("data"), list) and "meta" in value:
+        return any(isinstance(v, dict) and "observations" in v for v in value["data"][:5])
+    if "trace" in value and isinstance(value["trace"], dict) and _observation_list(value) is not None:
+        return True
+    obs = _observation_list(value)
+    if obs is None:
+        return False
+    sample = [o for o in obs[:20] if isinstance(o, dict)]
+    markers = ("traceId", "parentObservationId", "startTime", "usageDetails", "projectId")
+    return "scores" in value or any(m in o for o in sample for m in markers)
+
+
+def _as_dict(raw: Any) -> dict[str, Any] | None:
+    """Langfuse metadata is an object, or (in several exports) a JSON string of one."""
+    if raw is None:
+        return None
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return {"value": raw}
+        return parsed if isinstance(parsed, dict) else {"value": parsed}
+    return {"value": raw}
+
+
+def _usage(o: dict[str, Any]) -> dict[str, int | float] | None:
+    for key in ("usageDetails", "usage"):
+        raw = o.get(key)
+        if isinstance(raw, dict):
+            usage = {k: v for k, v in raw.items()
+                     if isinstance(v, int | float) and not isinstance(v, bool) and v is not None}
+            if usage:
+                return usage
+    return None
+
+
+def _obs_type(o: dict[str, Any], metadata: dict[str, Any] | None) -> tuple[str, str | None]:
+    raw = str(o.get("type") or "SPAN").upper()
+    otype = raw if raw in OBSERVATION_TYPES else "SPAN"
+    attrs = (metadata or {}).get("attributes")
+    if otype == "SPAN" and isinstance(attrs, dict) and attrs.get("gen_ai.operation.name") == "execute_tool":
+        otype = "TOOL"  # Strands records tool runs as SPANs marked only by the GenAI operation name
+    return otype, (raw if raw != otype else None)
+
+
+def _tool_name(metadata: dict[str, Any] | None) -> str | None:
+    attrs = (metadata or {}).get("attributes")
+    if isinstance(attrs, dict):
+        for key in ("gen_ai.tool.name", "tool.name"):
+            if isinstance(attrs.get(key), str) and attrs[key]:
+                return attrs[key]
+    return None
+
+
+def _observation(sv: SourceValue, o: Any, path: str) -> Observation:
+    if not isinstance(o, dict):
+        raise sv.error("observation must be an object", path)
+    if not o.get("id"):
+        raise sv.error("required field is missing", f"{path}.id")
+    metadata = _as_dict(o.get("metadata"))
+    otype, source_type = _obs_type(o, metadata)
+    extras = {k: o[k] for k in _OBS_EXTRAS if o.get(k) not in (None, {}, [])}
+    if source_type:
+        extras["type"] = source_type
+    if extras:
+        metadata = {**(metadata or {}), "langfuse": extras}
+    fields: dict[str, Any] = {"id": str(o["id"]), "type": otype}
+    tool_name = _tool_name(metadata) if otype == "TOOL" else None
+    if tool_name and tool_name != o.get("name"):
+        # Flow graphs and tool statistics name a tool by its own name, not the span's label
+        # ("execute_tool get_weather", "running tool: get_weather"); the label is kept in metadata.
+        fields["name"] = tool_name
+        metadata = {**(metadata or {}), "spanName": o.get("name")}
+    for src, dst in (("name", "name"), ("parentObservationId", "parentId"), ("startTime", "startTime"),
+                     ("endTime", "endTime"), ("model", "model"), ("statusMessage", "statusMessage")):
+        if o.get(src) is not None and dst not in fields:
+            fields[dst] = o[src]
+    for key in ("input", "output"):
+        if key in o:
+            fields[key] = o[key]
+    level = o.get("level")
+    if level in _LEVELS:
+        fields["level"] = level
+    usage = _usage(o)
+    if usage:
+        fields["usage"] = usage
+    if metadata is not None:
+        fields["metadata"] = metadata
+    try:
+        return Observation.model_validate(fields)
+    except ValidationError as exc:
+        from evalkit.validation import validation_problems
+
+        sub, msg = validation_problems(exc)[0]
+        raise sv.error(msg, f"{path}.{sub}" if sub else path) from None
+
+
+def _scores(raw: Any) -> list[dict[str, Any]]:
+    if not isinstance(raw, list):
+        return []
+    return [{k: s[k] for k in _SCORE_FIELDS if s.get(k) is not None} for s in raw if isinstance(s, dict)]
+
+
+def _trace(sv: SourceValue, head: dict[str, Any], raw_obs: list[Any], scores: Any, obs_path: str) -> Trace:
+    observations = [_observation(sv, o, f"{obs_path}[{i}]") for i, o in enumerate(raw_obs)]
+    trace_id = head.get("id")
+    if not trace_id:
+        ids = {o.get("traceId") for o in raw_obs if isinstance(o, dict) and o.get("traceId")}
+        if len(ids) != 1:
+            raise sv.error("cannot tell the trace id: no trace object and "
+                           f"{'no' if not ids else len(ids)} distinct observations[].traceId", "id")
+        trace_id = ids.pop()
+    metadata = _as_dict(head.get("metadata")) or {}
+    extras = {k: head[k] for k in _TRACE_EXTRAS if head.get(k) not in (None, [], {})}
+    if extras:
+        metadata["langfuse"] = extras
+    score_list = _scores(scores)
+    if score_list:
+        metadata["scores"] = score_list
+    metadata["source"] = "langfuse"
+    fields: dict[str, Any] = {"id": str(trace_id), "observations": order_observations(observations),
+                              "metadata": metadata}
+    if head.get("name") is not None:
+        fields["name"] = head["name"]
+    for key in ("input", "output"):
+        if key in head:
+            fields[key] = head[key]
+    return Trace(**fields)
+
+
+def _traces_of(sv: SourceValue) -> Iterator[Trace]:
+    value = sv.value
+    if not isinstance(value, dict):
+        raise sv.error("expected a Langfuse trace object")
+    if isinstance(value.get("data"), list) and "meta" in value:
+        for i, item in enumerate(value["data"]):
+            yield from _traces_of(SourceValue(item, sv.file, sv.line, i if sv.index is None else sv.index))
+        return
+    if isinstance(value.get("trace"), dict):
+        head = value["trace"]
+        raw_obs = value.get("observations") or []
+        scores = value.get("scores", head.get("scores"))
+        yield _trace(sv, head, raw_obs, scores, "observations")
+        return
+    raw_obs = _observation_list(value)
+    if raw_obs is None:
+        raise sv.error("required field is missing", "observations")
+    head = value if "id" in value else {}
+    yield _trace(sv, head, raw_obs, value.get("scores"), "observations")
+
+
+def read_langfuse(values: Iterable[SourceValue]) -> Iterator[Trace]:
+    """Traces from Langfuse export values (see the module docstring for the shapes)."""
+    for sv in values:
+        yield from _traces_of(sv)

@@ -1,0 +1,155 @@
+"""evalkit's own trace files: JSONL (one canonical trace per line) and Parquet (one row per observation).
+
+Parquet keeps payloads as JSON text, with an explicit marker for an absent payload, so a trace
+written to Parquet reads back equal to the one written, including the absent/null distinction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from evalkit.contracts.trace import Observation, Trace
+from evalkit.io.atomic import atomic_writer
+from evalkit.io.canonical import canonical_line
+from evalkit.io.errors import InputError
+from evalkit.traces.source import SourceValue
+
+_TRACE_KEYS = frozenset(Trace.model_fields[f].alias or f for f in Trace.model_fields)
+_OBS_KEYS = frozenset(Observation.model_fields[f].alias or f for f in Observation.model_fields)
+
+
+def looks_like_native(value: Any) -> bool:
+    """A record in evalkit's own shape: only native keys on the trace and its observations."""
+    if not isinstance(value, dict) or "id" not in value or not isinstance(value.get("observations"), list):
+        return False
+    if not set(value) <= _TRACE_KEYS:
+        return False
+    return all(isinstance(o, dict) and set(o) <= _OBS_KEYS and "type" in o for o in value["observations"][:20])
+
+
+def trace_from_value(sv: SourceValue) -> Trace:
+    """Validate one native record, raising an InputError that names file, line and field."""
+    from evalkit.validation import validation_problems
+
+    try:
+        return Trace.model_validate(sv.value)
+    except ValidationError as exc:
+        path, msg = validation_problems(exc)[0]
+        raise sv.error(msg, path or None) from None
+
+
+def read_native(values: Iterable[SourceValue]) -> Iterator[Trace]:
+    """Traces from native JSONL/JSON values."""
+    for sv in values:
+        yield trace_from_value(sv)
+
+
+def trace_line(trace: Trace) -> str:
+    """The canonical JSONL line of a trace."""
+    return canonical_line(trace.to_json_obj())
+
+
+def write_jsonl(traces: Iterable[Trace], path: str | Path) -> int:
+    """Write traces as native JSONL, atomically; returns how many were written."""
+    n = 0
+    with atomic_writer(path, "w") as fh:
+        for trace in traces:
+            fh.write(trace_line(trace))
+            n += 1
+    return n
+
+
+# --- Parquet -------------------------------------------------------------------------------
+
+# Payload cells hold JSON text ("null" for an explicit null); a null cell means the field was absent.
+# Scalar cells (ids, names, times) hold the plain string, so the file is easy to query as a table.
+_PAYLOADS = frozenset({"input", "output", "metadata", "usage"})
+
+
+def _cell(obj: dict[str, Any], key: str) -> str | None:
+    if key not in _PAYLOADS:
+        return obj.get(key)
+    if key not in obj:
+        return None
+    return orjson.dumps(obj[key], option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _uncell(key: str, cell: str) -> Any:
+    return orjson.loads(cell) if key in _PAYLOADS else cell
+
+
+def _columns() -> list[str]:
+    trace_cols = ["trace_id", "trace_name", "trace_input", "trace_output", "trace_metadata", "obs_index"]
+    obs_cols = ["id", "type", "name", "parentId", "startTime", "endTime", "model", "level", "statusMessage",
+                "input", "output", "usage", "metadata"]
+    return trace_cols + [f"obs_{c}" for c in obs_cols]
+
+
+def write_parquet(traces: Iterable[Trace], path: str | Path) -> int:
+    """Write traces as Parquet, one row per observation (a trace without observations gets one row)."""
+    import polars as pl
+
+    rows: dict[str, list[Any]] = {c: [] for c in _columns()}
+    n = 0
+    for trace in traces:
+        n += 1
+        t = trace.to_json_obj()
+        observations = t.get("observations") or [None]
+        for i, o in enumerate(observations):
+            rows["trace_id"].append(t["id"])
+            rows["trace_name"].append(_cell(t, "name"))
+            rows["trace_input"].append(_cell(t, "input"))
+            rows["trace_output"].append(_cell(t, "output"))
+            rows["trace_metadata"].append(_cell(t, "metadata"))
+            rows["obs_index"].append(None if o is None else i)
+            for col in _columns()[6:]:
+                key = col[4:]
+                rows[col].append(None if o is None else _cell(o, key))
+    frame = pl.DataFrame(rows, schema={c: (pl.Int64 if c == "obs_index" else pl.String) for c in rows})
+    with atomic_writer(path, "wb") as fh:
+        frame.write_parquet(fh, compression="zstd", statistics=False)
+    return n
+
+
+def read_parquet(path: str | Path) -> Iterator[Trace]:
+    """Traces from a Parquet file written by :func:`write_parquet`."""
+    import polars as pl
+
+    file = str(path)
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # polars raises several error types for unreadable files
+        raise InputError(f"cannot read Parquet: {exc}", file=file) from None
+    missing = [c for c in _columns() if c not in frame.columns]
+    if missing:
+        raise InputError(f"not an evalkit Parquet trace file (missing columns: {', '.join(missing)})", file=file)
+    current: dict[str, Any] | None = None
+    first_row = 0
+
+    def finish(t: dict[str, Any], row: int) -> Trace:
+        return trace_from_value(SourceValue(t, file, None, row))
+
+    for row_no, row in enumerate(frame.iter_rows(named=True)):
+        if current is None or current["id"] != row["trace_id"]:
+            if current is not None:
+                yield finish(current, first_row)
+            current, first_row = {"id": row["trace_id"], "observations": []}, row_no
+            for key in ("name", "input", "output", "metadata"):
+                cell = row[f"trace_{key}"]
+                if cell is not None:
+                    current[key] = _uncell(key, cell)
+        if row["obs_index"] is None:
+            continue
+        obs: dict[str, Any] = {}
+        for col in _columns()[6:]:
+            cell = row[col]
+            if cell is not None:
+                obs[col[4:]] = _uncell(col[4:], cell)
+        current["observations"].append(obs)
+    if current is not None:
+        yield finish(current, first_row)

@@ -1,0 +1,77 @@
+"""Reading the JSON values of a trace file, each with the line it starts on.
+
+Importers receive ``SourceValue``s, not files: a ``.jsonl`` file gives one value per line, a
+``.json`` document gives itself, or, when it is a top-level array, each element with its index.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from evalkit.io.errors import InputError
+
+
+@dataclass(frozen=True)
+class SourceValue:
+    """One JSON value from a trace file and where it came from (for error messages)."""
+
+    value: Any
+    file: str
+    line: int | None = None
+    index: int | None = None
+
+    def error(self, message: str, path: str | None = None) -> InputError:
+        """An InputError located at this value (``FILE:LINE: [index].path: message``)."""
+        if self.index is not None:
+            path = f"[{self.index}]" + (("" if path.startswith("[") else ".") + path if path else "")
+        return InputError(message, file=self.file, line=self.line, path=path)
+
+
+def is_jsonl(path: str | Path) -> bool:
+    """True for files read line by line (``.jsonl``, ``.ndjson``)."""
+    return Path(path).suffix.lower() in (".jsonl", ".ndjson")
+
+
+def iter_source_values(path: str | Path) -> Iterator[SourceValue]:
+    """Yield the JSON values of a trace file (see the module docstring).
+
+    Raises:
+        InputError: unreadable file, BOM, or a line / document that is not JSON.
+    """
+    file = str(path)
+    p = Path(path)
+    try:
+        fh = p.open("rb")
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=file) from None
+    with fh:
+        head = fh.read(3)
+        if head == b"\xef\xbb\xbf":
+            raise InputError("byte-order mark at start of file; save as UTF-8 without BOM", file=file, line=1)
+        fh.seek(0)
+        if is_jsonl(p):
+            for lineno, raw in enumerate(fh, start=1):
+                if not raw.strip():
+                    continue
+                try:
+                    value = orjson.loads(raw)
+                except orjson.JSONDecodeError as exc:
+                    raise InputError(f"not JSON: {exc.msg}", file=file, line=lineno) from None
+                yield SourceValue(value, file, lineno)
+            return
+        data = fh.read()
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", file=file,
+                         line=exc.lineno) from None
+    if isinstance(doc, list):
+        for i, item in enumerate(doc):
+            yield SourceValue(item, file, None, i)
+    else:
+        yield SourceValue(doc, file)

@@ -1,0 +1,68 @@
+"""Putting a trace's observations in order: the tree from parent ids, siblings by start time.
+
+Every importer calls ``order_observations`` so all sources agree on what "later" means: a parent
+comes before its children, siblings run in order of start time (ties keep the source's order), and
+an observation whose parent is not in the trace is a root.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import TypeVar
+
+from evalkit.contracts.trace import Observation
+
+ObsT = TypeVar("ObsT", bound=Observation)
+
+_MISSING = "\uffff"  # sorts an observation without a start time after those with one
+
+
+def _time_key(value: str | None) -> str:
+    if not value:
+        return _MISSING
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        return _MISSING
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+
+
+def order_observations(observations: Sequence[ObsT]) -> list[ObsT]:
+    """Depth-first, parents before children, siblings by (start time, source position).
+
+    Cycles in parent ids (a corrupt export) cannot hide observations: whatever the walk from the
+    roots does not reach is appended in source order.
+    """
+    ids = {o.id for o in observations}
+    children: dict[str | None, list[int]] = {}
+    for i, o in enumerate(observations):
+        parent = o.parent_id if o.parent_id in ids and o.parent_id != o.id else None
+        children.setdefault(parent, []).append(i)
+    keys = [_time_key(o.start_time) for o in observations]
+    for kids in children.values():
+        kids.sort(key=lambda i: (keys[i], i))
+    out: list[int] = []
+    seen: set[int] = set()
+    stack = list(reversed(children.get(None, [])))
+    while stack:
+        i = stack.pop()
+        if i in seen:
+            continue
+        seen.add(i)
+        out.append(i)
+        stack.extend(reversed(children.get(observations[i].id, [])))
+    out.extend(i for i in range(len(observations)) if i not in seen)
+    return [observations[i] for i in out]
+
+
+def iso_from_unix_nanos(nanos: int | str | None) -> str | None:
+    """An ISO 8601 UTC timestamp (microseconds, ``Z``) from Unix nanoseconds; None for 0 or absent."""
+    if nanos in (None, "", 0, "0"):
+        return None
+    n = int(nanos)
+    seconds, rem = divmod(n, 1_000_000_000)
+    dt = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=rem // 1000)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -1,0 +1,151 @@
+"""Validating files against contracts, with one located problem per error.
+
+Every problem renders as ``FILE[:LINE]: field.path: message`` so a user can go straight to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from evalkit.contracts.registry import CONTRACTS, LIST_ROOTED, kind_from_filename, kinds_matching
+from evalkit.io.documents import Record, read_records
+from evalkit.io.errors import InputError
+
+M = TypeVar("M", bound=BaseModel)
+
+_PATH_PREFIX = re.compile(r"^([A-Za-z_$][\w$]*(?:\[\d+\]|\.[A-Za-z_$][\w$]*)*): (.+)$", re.S)
+
+
+def loc_to_path(loc: Iterable[Any]) -> str:
+    """A pydantic error location as a field path: ``observations[3].type``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _join(prefix: str, path: str) -> str:
+    if not prefix:
+        return path
+    if not path:
+        return prefix
+    return prefix + path if path.startswith("[") else f"{prefix}.{path}"
+
+
+def validation_problems(exc: ValidationError, prefix: str = "") -> list[tuple[str, str]]:
+    """``(field path, message)`` for each error in a pydantic ValidationError.
+
+    Cross-field rules raise ``ValueError("field.path: message")``; that path is appended to the
+    location pydantic reports, so the user sees the field the rule is about.
+    """
+    problems: list[tuple[str, str]] = []
+    for err in exc.errors(include_url=False):
+        loc = err["loc"]
+        if err["type"] in ("missing",):
+            msg = "required field is missing"
+        elif err["type"] == "extra_forbidden":
+            msg = "unknown field (this shape is closed)"
+        else:
+            msg = err["msg"]
+        if err["type"] == "value_error" and msg.startswith("Value error, "):
+            msg = msg[len("Value error, "):]
+        path = loc_to_path(loc)
+        match = _PATH_PREFIX.match(msg)
+        if match:
+            path, msg = _join(path, match.group(1)), match.group(2)
+        if err["type"] == "literal_error":
+            msg = f"{msg} (got {err['input']!r})"
+        problems.append((_join(prefix, path), msg))
+    return problems
+
+
+def detect_kind(path: str | Path, records: Sequence[Record]) -> str:
+    """The kind of a file, from its name or else from its records' keys.
+
+    Raises:
+        InputError: when the name says nothing and the content fits no kind or several.
+    """
+    by_name = kind_from_filename(Path(path).name)
+    if by_name:
+        return by_name
+    candidates: set[str] = set()
+    for record in records[:50]:
+        value = record.value
+        items = value if isinstance(value, list) and not kinds_matching(value) else [value]
+        for item in items[:50]:
+            candidates.update(kinds_matching(item))
+    if len(candidates) == 1:
+        return candidates.pop()
+    if not candidates:
+        raise InputError("cannot tell which contract this file follows; pass --kind "
+                         f"(one of: {', '.join(CONTRACTS)})", file=str(path))
+    raise InputError(f"ambiguous contract ({', '.join(sorted(candidates))}); pass --kind", file=str(path))
+
+
+def validate_value(model: type[M], value: Any, *, file: str, line: int | None = None,
+                   prefix: str = "") -> tuple[M | None, list[InputError]]:
+    """Validate one value; the model, or None and the located problems."""
+    try:
+        return model.model_validate(value), []
+    except ValidationError as exc:
+        return None, [InputError(msg, file=file, line=line, path=path or None)
+                      for path, msg in validation_problems(exc, prefix)]
+
+
+def validate_file(path: str | Path, kind: str | None = None) -> tuple[str | None, int, list[InputError]]:
+    """Validate every record of a file.
+
+    Args:
+        path: a JSON, JSONL or YAML file.
+        kind: the contract's kind; detected from the file when None.
+
+    Returns:
+        ``(kind, number of records checked, problems)``; kind is None when it could not be read.
+    """
+    file = str(path)
+    try:
+        records = read_records(path)
+        kind = kind or detect_kind(path, records)
+    except InputError as exc:
+        return None, 0, [exc]
+    if kind not in CONTRACTS:
+        return None, 0, [InputError(f"unknown kind {kind!r} (one of: {', '.join(CONTRACTS)})", file=file)]
+    model = CONTRACTS[kind]
+    problems: list[InputError] = []
+    count = 0
+    for record in records:
+        value = record.value
+        if isinstance(value, list) and kind not in LIST_ROOTED:
+            for i, item in enumerate(value):
+                count += 1
+                problems += validate_value(model, item, file=file, line=record.line, prefix=f"[{i}]")[1]
+        else:
+            count += 1
+            problems += validate_value(model, value, file=file, line=record.line)[1]
+    if count == 0:
+        problems.append(InputError("no records found", file=file))
+    return kind, count, problems
+
+
+def read_model(path: str | Path, model: type[M]) -> M:
+    """Read one document (JSON or YAML) as ``model``.
+
+    Raises:
+        InputError: naming the file and the first problem's field path.
+    """
+    records = read_records(path)
+    if len(records) != 1:
+        raise InputError(f"expected one document, found {len(records)}", file=str(path))
+    obj, problems = validate_value(model, records[0].value, file=str(path), line=records[0].line)
+    if problems:
+        raise problems[0]
+    assert obj is not None
+    return obj
