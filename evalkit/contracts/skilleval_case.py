@@ -1,0 +1,329 @@
+"""Skill-eval inputs in Taskrail's snake_case shapes: a case, its fixture seed, an adapter's facts.
+
+``case.json`` declares one behavioural case of one packaged skill: the prompt, the deterministic
+assertions, the questions left to a human reviewer, an executable scenario (setup and action command
+vectors, run in a sandbox named after the case) and an oracle that binds every assertion to exactly
+one action through a mechanical predicate. ``fixture/seed.json`` is the recipe that initialises the
+case's fixture. ``facts.json`` is the receipt an adapter writes: one record per command it ran.
+
+The shapes are closed and strict: no coercion (``"1"`` is not ``1``, ``1`` is not ``true``), and every
+field is required unless noted, a nullable one included. Rules relating several fields are checked on
+the whole document; their messages start with the field's path in the file, then ``": "``, e.g.
+``scenario.actions[1].command[0]: must be 'git' for operation 'git-command', got 'taskrail'``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, ConfigDict, Field, RootModel, StringConstraints, model_validator
+
+from evalkit.contracts.base import SnakeContract
+
+SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
+"""Case ids, skill names and action ids: lowercase words joined by single hyphens."""
+
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
+MAX_CASE_ID_BYTES = 64
+
+StorageMode = Literal["committed", "local"]
+Operation = Literal["git-command", "taskrail-command"]
+Predicate = Literal[
+    "command-exit-zero", "taskrail-validation-pass", "git-worktree-clean", "git-managed-paths-only",
+    "git-publication-only",
+]
+
+STORAGE_MODES: tuple[str, ...] = StorageMode.__args__  # type: ignore[attr-defined]
+OPERATIONS: tuple[str, ...] = Operation.__args__  # type: ignore[attr-defined]
+PREDICATES: tuple[str, ...] = Predicate.__args__  # type: ignore[attr-defined]
+
+OPERATION_PROGRAMS: dict[str, str] = {"git-command": "git", "taskrail-command": "taskrail"}
+"""The program an action's argv must start with, by operation."""
+
+PREDICATE_OPERATIONS: dict[str, str] = {
+    "taskrail-validation-pass": "taskrail-command",
+    "git-worktree-clean": "git-command",
+}
+"""Predicates that only make sense over one operation; the others accept either."""
+
+GENERIC_ACTION_LABELS: frozenset[str] = frozenset(
+    {"create-isolated-sandbox", "positive", "negative", "recovery", "boundary"})
+"""Labels that say what kind of check an action is, not what it does; refused as action ids."""
+
+TASKRAIL_INIT: dict[str, list[str]] = {
+    "committed": ["init", "--json"],
+    "local": ["init", "--local", "--json"],
+}
+"""The documented ``taskrail init`` argv (program excluded) per storage mode."""
+
+
+def _not_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be an integer, not a boolean")
+    return value
+
+
+def _only_bool(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise ValueError("must be a boolean")
+    return value
+
+
+SchemaVersion = Annotated[Literal[1], BeforeValidator(_not_bool)]
+Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
+CaseId = Annotated[str, StringConstraints(pattern=SLUG_PATTERN, max_length=MAX_CASE_ID_BYTES)]
+Sha256 = Annotated[str, StringConstraints(pattern=SHA256_PATTERN)]
+Text = Annotated[str, StringConstraints(min_length=1)]
+
+
+class SkillEvalContract(SnakeContract):
+    """A closed, strict skill-eval shape: no extra fields and no type coercion."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# -- rule helpers shared with the report shapes; each raises ValueError("<path>: <problem>") --------
+
+def check_strings(values: Sequence[str], at: str) -> None:
+    """A string array that must be non-empty and duplicate-free."""
+    if not values:
+        raise ValueError(f"{at}: must not be empty")
+    first: dict[str, int] = {}
+    for i, value in enumerate(values):
+        if value in first:
+            raise ValueError(f"{at}[{i}]: duplicates {at}[{first[value]}] {value!r}")
+        first[value] = i
+
+
+def check_sorted_strings(values: Sequence[str], at: str) -> None:
+    """A string array that must be non-empty, sorted (by code point) and duplicate-free."""
+    check_strings(values, at)
+    for i in range(1, len(values)):
+        if values[i] < values[i - 1]:
+            raise ValueError(f"{at}[{i}]: not sorted: {values[i]!r} comes after {values[i - 1]!r}")
+
+
+def check_argv(argv: Sequence[str], operation: str | None, at: str) -> None:
+    """A documented ``git``/``taskrail`` invocation; with an operation, the program must match it."""
+    if len(argv) < 2:
+        raise ValueError(f"{at}: needs a program and at least one argument, got {list(argv)!r}")
+    if operation is None:
+        if argv[0] not in OPERATION_PROGRAMS.values():
+            raise ValueError(f"{at}[0]: must be 'git' or 'taskrail', got {argv[0]!r}")
+    elif argv[0] != OPERATION_PROGRAMS[operation]:
+        raise ValueError(
+            f"{at}[0]: must be {OPERATION_PROGRAMS[operation]!r} for operation {operation!r}, got {argv[0]!r}")
+
+
+def _check_relative_path(path: str, at: str) -> None:
+    parts = path.split("/")
+    if "\\" in path or ":" in parts[0] or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"{at}: must be a relative slash path inside the fixture, got {path!r}")
+
+
+# -- case.json ------------------------------------------------------------------------------------
+
+class ScenarioAction(SkillEvalContract):
+    """One named command of a scenario; its id names what it does (not positive/negative/...)."""
+
+    id: Slug
+    operation: Operation
+    command: list[str]
+
+
+class Scenario(SkillEvalContract):
+    """The executable part of a case: fixture source, sandbox name, setup and action commands.
+
+    ``setup`` entries are plain argv vectors; Taskrail's later registries write them as named
+    actions like ``actions``, and both forms are accepted.
+    """
+
+    fixture: Literal["fixture"]
+    sandbox: CaseId
+    setup: list[ScenarioAction | list[str]]
+    actions: list[ScenarioAction]
+
+    def setup_argvs(self) -> list[list[str]]:
+        """Every setup command as an argv vector, whichever form it was written in."""
+        return [list(s.command) if isinstance(s, ScenarioAction) else list(s) for s in self.setup]
+
+
+class OracleAssertion(SkillEvalContract):
+    """One assertion bound to the action whose facts decide it, and the predicate that does."""
+
+    assertion: Text
+    action: Slug
+    predicate: Predicate
+
+
+class Oracle(SkillEvalContract):
+    assertions: list[OracleAssertion]
+
+
+class SkillEvalCase(SkillEvalContract):
+    """``case.json``: one strict behavioural case of one packaged skill in one storage mode."""
+
+    schema_version: SchemaVersion
+    case_id: CaseId
+    skill: Slug
+    storage_mode: StorageMode
+    baseline_required: bool
+    prompt: Text
+    expected_observation: Text
+    assertions: list[Text]
+    human_review_questions: list[Text]
+    scenario: Scenario
+    oracle: Oracle
+
+    @model_validator(mode="after")
+    def _rules(self) -> SkillEvalCase:
+        check_strings(self.assertions, "assertions")
+        check_strings(self.human_review_questions, "human_review_questions")
+        if self.scenario.sandbox != self.case_id:
+            raise ValueError(f"scenario.sandbox: must equal case_id {self.case_id!r}, got {self.scenario.sandbox!r}")
+        ids: dict[str, str] = {}
+
+        def check_action(action: ScenarioAction, at: str) -> None:
+            if action.id in GENERIC_ACTION_LABELS:
+                raise ValueError(f"{at}.id: {action.id!r} is a generic label; name what the action does")
+            if action.id in ids:
+                raise ValueError(f"{at}.id: duplicates {ids[action.id]}.id {action.id!r}")
+            ids[action.id] = at
+            check_argv(action.command, action.operation, f"{at}.command")
+
+        for i, step in enumerate(self.scenario.setup):
+            if isinstance(step, ScenarioAction):
+                check_action(step, f"scenario.setup[{i}]")
+            else:
+                check_argv(step, None, f"scenario.setup[{i}]")
+        if not self.scenario.actions:
+            raise ValueError("scenario.actions: must not be empty")
+        for i, action in enumerate(self.scenario.actions):
+            check_action(action, f"scenario.actions[{i}]")
+        self._check_oracle()
+        return self
+
+    def _check_oracle(self) -> None:
+        actions = {a.id: a for a in self.scenario.actions}
+        assertions = set(self.assertions)
+        by_assertion: dict[str, int] = {}
+        by_action: dict[str, int] = {}
+        for i, entry in enumerate(self.oracle.assertions):
+            at = f"oracle.assertions[{i}]"
+            if entry.assertion not in assertions:
+                raise ValueError(f"{at}.assertion: {entry.assertion!r} is not one of the case's assertions")
+            if entry.assertion in by_assertion:
+                raise ValueError(f"{at}.assertion: {entry.assertion!r} is already mapped by "
+                                 f"oracle.assertions[{by_assertion[entry.assertion]}]")
+            if entry.action not in actions:
+                raise ValueError(f"{at}.action: {entry.action!r} is not a declared scenario action id")
+            if entry.action in by_action:
+                raise ValueError(f"{at}.action: {entry.action!r} is already checked by "
+                                 f"oracle.assertions[{by_action[entry.action]}]")
+            needed = PREDICATE_OPERATIONS.get(entry.predicate)
+            if needed is not None and actions[entry.action].operation != needed:
+                raise ValueError(f"{at}.predicate: {entry.predicate!r} needs a {needed} action, "
+                                 f"but {entry.action!r} is a {actions[entry.action].operation}")
+            by_assertion[entry.assertion] = i
+            by_action[entry.action] = i
+        for assertion in self.assertions:
+            if assertion not in by_assertion:
+                raise ValueError(f"oracle.assertions: assertion {assertion!r} is not mapped to an action")
+        for action_id in actions:
+            if action_id not in by_action:
+                raise ValueError(f"oracle.assertions: action {action_id!r} is not checked by any assertion")
+
+
+# -- fixture/seed.json ----------------------------------------------------------------------------
+
+class Decoy(SkillEvalContract):
+    """Exact stale logical-state bytes a local fixture plants to tempt a skill into trusting them."""
+
+    path: Text
+    contents: str
+
+
+class SkillEvalSeed(SkillEvalContract):
+    """``fixture/seed.json``: how a case's fixture is initialised (Git first, then Taskrail).
+
+    ``decoy`` and ``provenance`` (the Git provenance sentinel) are required for local storage and
+    must be absent for committed storage.
+    """
+
+    schema_version: SchemaVersion
+    storage_mode: StorageMode
+    git_init: Annotated[Literal[True], BeforeValidator(_only_bool)]
+    taskrail_init: list[str]
+    decoy: Decoy | None = None
+    provenance: Text | None = None
+
+    @model_validator(mode="after")
+    def _rules(self) -> SkillEvalSeed:
+        expected = TASKRAIL_INIT[self.storage_mode]
+        if self.taskrail_init != expected:
+            raise ValueError(f"taskrail_init: must be {expected!r} for storage_mode {self.storage_mode!r}, "
+                             f"got {self.taskrail_init!r}")
+        for name in ("decoy", "provenance"):
+            if self.storage_mode == "local" and getattr(self, name) is None:
+                raise ValueError(f"{name}: required for storage_mode 'local'")
+            if self.storage_mode == "committed" and name in self.model_fields_set:
+                raise ValueError(f"{name}: not allowed for storage_mode 'committed'")
+        if self.decoy is not None:
+            _check_relative_path(self.decoy.path, "decoy.path")
+        return self
+
+
+# -- facts.json -----------------------------------------------------------------------------------
+
+class ActionFact(SkillEvalContract):
+    """What one command actually did: exact argv and exit code, output and before/after digests.
+
+    ``before``/``after`` digest the sandbox tree, ``git_before``/``git_after`` the output of
+    ``git status --porcelain=v1``; ``validation_passed`` is null when the command validates nothing.
+    """
+
+    action: Text
+    operation: Operation
+    command: list[str]
+    exit_code: int
+    stdout_sha256: Sha256
+    stderr_sha256: Sha256
+    before_sha256: Sha256
+    after_sha256: Sha256
+    git_before_sha256: Sha256
+    git_after_sha256: Sha256
+    validation_passed: bool | None
+    storage_paths: list[Text]
+
+
+class SkillEvalFacts(RootModel[Annotated[list[ActionFact], Field(min_length=1)]]):
+    """``facts.json``: the adapter's receipt, a non-empty JSON list with one fact per action name."""
+
+    @model_validator(mode="after")
+    def _rules(self) -> SkillEvalFacts:
+        first: dict[str, int] = {}
+        for i, fact in enumerate(self.root):
+            if fact.action in first:
+                raise ValueError(f"[{i}].action: duplicates [{first[fact.action]}].action {fact.action!r}")
+            first[fact.action] = i
+            check_argv(fact.command, fact.operation, f"[{i}].command")
+            seen: set[str] = set()
+            for j, path in enumerate(fact.storage_paths):
+                if path in seen:
+                    raise ValueError(f"[{i}].storage_paths[{j}]: duplicate path {path!r}")
+                seen.add(path)
+        return self
+
+    def __iter__(self) -> Iterator[ActionFact]:  # type: ignore[override]
+        return iter(self.root)
+
+    def __len__(self) -> int:
+        return len(self.root)
+
+    def __getitem__(self, index: int) -> ActionFact:
+        return self.root[index]
+
+    def to_json_obj(self) -> list[dict[str, Any]]:
+        """The JSON-ready list of facts, on-disk names."""
+        return self.model_dump(mode="json")
