@@ -20,7 +20,7 @@ import orjson
 from pydantic import ValidationError
 
 from evalkit.contracts.trace import OBSERVATION_TYPES, Observation, Trace
-from evalkit.traces.source import SourceValue
+from evalkit.traces.source import SourceValue, paused_gc
 from evalkit.traces.tree import order_observations
 
 _LEVELS = frozenset({"DEBUG", "DEFAULT", "WARNING", "ERROR"})
@@ -195,4 +195,6 @@ def _traces_of(sv: SourceValue) -> Iterator[Trace]:
 def read_langfuse(values: Iterable[SourceValue]) -> Iterator[Trace]:
     """Traces from Langfuse export values (see the module docstring for the shapes)."""
     for sv in values:
-        yield from _traces_of(sv)
+        with paused_gc():
+            traces = list(_traces_of(sv))
+        yield from traces

@@ -17,7 +17,7 @@ from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.atomic import atomic_writer
 from evalkit.io.canonical import canonical_line
 from evalkit.io.errors import InputError
-from evalkit.traces.source import SourceValue
+from evalkit.traces.source import SourceValue, paused_gc
 
 _TRACE_KEYS = frozenset(Trace.model_fields[f].alias or f for f in Trace.model_fields)
 _OBS_KEYS = frozenset(Observation.model_fields[f].alias or f for f in Observation.model_fields)
@@ -37,7 +37,8 @@ def trace_from_value(sv: SourceValue) -> Trace:
     from evalkit.validation import validation_problems
 
     try:
-        return Trace.model_validate(sv.value)
+        with paused_gc():
+            return Trace.model_validate(sv.value)
     except ValidationError as exc:
         path, msg = validation_problems(exc)[0]
         raise sv.error(msg, path or None) from None

@@ -1,0 +1,1 @@
+"""Speed and scale measurements, run by ``make bench`` (``python -m benchmarks``)."""

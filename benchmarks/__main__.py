@@ -1,0 +1,7 @@
+"""``python -m benchmarks``: run every benchmark at its default scale."""
+
+from benchmarks import bench_ingest
+
+if __name__ == "__main__":
+    print("== ingest ==")
+    bench_ingest.main([])

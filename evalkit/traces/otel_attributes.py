@@ -1,0 +1,387 @@
+"""Decoding OTel span fields: attribute values, ids, times, and the GenAI / OpenInference payloads.
+
+Helpers here raise ``BadField`` (a message plus the field path below the span); the importer in
+``evalkit.traces.otel`` turns it into a located ``InputError``.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from evalkit.traces.tree import iso_from_unix_nanos
+
+
+class BadField(ValueError):
+    """A malformed field of one span: ``path`` is relative to the span (``attributes[2]``)."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+class LossyNumber(BadField):
+    """An id that JSON parsing turned into a float (an integer beyond 64 bits): re-read it exactly."""
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "MISSING"
+
+
+MISSING: Any = _Missing()
+"""No source gave this payload (as opposed to a payload that is ``null``)."""
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_EVENT_ROLE = re.compile(r"gen_ai\.(\w+)\.message")
+
+OP_TYPES = {
+    "chat": "GENERATION", "generate_content": "GENERATION", "text_completion": "GENERATION",
+    "call_llm": "GENERATION", "embeddings": "EMBEDDING", "retrieval": "RETRIEVER", "execute_tool": "TOOL",
+    "invoke_agent": "AGENT", "create_agent": "AGENT", "invoke_workflow": "CHAIN",
+}
+"""``gen_ai.operation.name`` -> observation type."""
+
+OPENINFERENCE_TYPES = {
+    "LLM": "GENERATION", "EMBEDDING": "EMBEDDING", "CHAIN": "CHAIN", "RETRIEVER": "RETRIEVER",
+    "RERANKER": "RETRIEVER", "TOOL": "TOOL", "AGENT": "AGENT", "GUARDRAIL": "GUARDRAIL",
+    "EVALUATOR": "EVALUATOR", "PROMPT": "SPAN",
+}
+"""``openinference.span.kind`` -> observation type."""
+
+_USAGE_KEYS = {
+    "input": ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
+    "output": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"),
+    "total": ("gen_ai.usage.total_tokens", "llm.usage.total_tokens", "llm.token_count.total"),
+}
+
+# Non-standard fallbacks: any-agent (gen_ai.tool.args, gen_ai.output) and Google ADK (gcp.vertex.agent.*).
+_TOOL_IN = ("gen_ai.tool.args", "gcp.vertex.agent.tool_call_args")
+_TOOL_OUT = ("gen_ai.output", "gcp.vertex.agent.tool_response")
+_LLM_IN = ("gcp.vertex.agent.llm_request",)
+_LLM_OUT = ("gen_ai.output", "gcp.vertex.agent.llm_response")
+
+
+# --- attribute values ---------------------------------------------------------------------------
+
+def any_value(value: Any) -> Any:
+    """The plain value of an OTLP ``AnyValue`` (``{"stringValue": ...}`` and friends)."""
+    if not isinstance(value, dict):
+        return value
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        return _to_number(value["intValue"], int)
+    if "doubleValue" in value:
+        return _to_number(value["doubleValue"], float)
+    if "boolValue" in value:
+        return value["boolValue"]
+    if "arrayValue" in value:
+        return [any_value(v) for v in (value["arrayValue"] or {}).get("values") or []]
+    if "kvlistValue" in value:
+        items = (value["kvlistValue"] or {}).get("values") or []
+        return {kv.get("key"): any_value(kv.get("value")) for kv in items if isinstance(kv, dict)}
+    if "bytesValue" in value:
+        return value["bytesValue"]
+    return value or None
+
+
+def _to_number(value: Any, kind: type) -> Any:
+    if isinstance(value, str):
+        try:
+            return kind(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _jaeger_value(tag: dict[str, Any]) -> Any:
+    kind, value = tag.get("type"), tag.get("value")
+    if kind == "int64":
+        return _to_number(value, int)
+    if kind == "float64":
+        return _to_number(value, float)
+    if kind == "bool" and isinstance(value, str):
+        return value.lower() == "true"
+    return value
+
+
+def decode_attributes(raw: Any, path: str) -> dict[str, Any]:
+    """A plain dict from a plain map, an OTLP ``[{key, value}]`` list or Jaeger ``[{key, type, value}]`` tags."""
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        return dict(raw)
+    if not isinstance(raw, list):
+        raise BadField("attributes must be an object or a list of {key, value}", path)
+    out: dict[str, Any] = {}
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+            raise BadField("attribute must be an object with a string key", f"{path}[{i}]")
+        value = item.get("value")
+        if isinstance(value, dict):
+            out[item["key"]] = any_value(value)
+        elif "type" in item:
+            out[item["key"]] = _jaeger_value(item)
+        else:
+            out[item["key"]] = value
+    return out
+
+
+# --- span fields ---------------------------------------------------------------------------------
+
+_ERROR_CODES = ("2", "ERROR", "STATUS_CODE_ERROR", "STATUSCODE.ERROR")
+
+
+def lookup(span: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
+    """(key, value) of the first of ``keys`` present; dotted keys look one level down."""
+    for key in keys:
+        head, _, tail = key.partition(".")
+        if tail:
+            inner = span.get(head)
+            if isinstance(inner, dict) and tail in inner:
+                return key, inner[tail]
+        elif key in span:
+            return key, span[key]
+    return None, None
+
+
+def span_status(span: dict[str, Any]) -> tuple[bool, str | None]:
+    """(is the status ERROR, its message) from ``status`` {code|status_code, message|description}."""
+    status = span.get("status")
+    code: Any = span.get("status_code", span.get("statusCode"))
+    message: Any = span.get("status_message", span.get("statusMessage"))
+    if isinstance(status, dict):
+        code = status.get("code", status.get("status_code", status.get("statusCode", code)))
+        message = status.get("message") or status.get("description") or message
+    elif isinstance(status, str | int):
+        code = status
+    error = code is not None and str(code).upper() in _ERROR_CODES
+    return error, (message if isinstance(message, str) and message else None)
+
+
+# --- ids and times ------------------------------------------------------------------------------
+
+def normalize_id(value: Any, width: int, path: str) -> str | None:
+    """A hex id: hex strings as given, ``0x`` hex padded, base64 decoded, decimal integers formatted."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, float) and value.is_integer():
+        if abs(value) >= 2**53:
+            raise LossyNumber("id is an integer too large to read exactly", path)
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise BadField("id must be a hex string or an integer", path)
+    if isinstance(value, int):
+        return format(value, f"0{width}x")
+    text = value.strip()
+    if text[:2].lower() == "0x" and _HEX.fullmatch(text[2:]):
+        return text[2:].lower().zfill(width)
+    if _HEX.fullmatch(text):
+        return text
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return text
+    return raw.hex() if len(raw) in (8, 16) else text
+
+
+def is_null_id(value: str | None) -> bool:
+    """True for an absent or all-zero parent id."""
+    return not value or set(value) == {"0"}
+
+
+def time_from_nanos(value: Any, path: str) -> str | None:
+    """ISO time from Unix nanoseconds (number or digit string), or an ISO string kept as given."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        raise BadField("not a timestamp", path)
+    if isinstance(value, int | float):
+        return iso_from_unix_nanos(int(value))
+    if isinstance(value, str):
+        text = value.strip()
+        if text.isdigit():
+            return iso_from_unix_nanos(text)
+        try:
+            datetime.fromisoformat(text)
+        except ValueError:
+            raise BadField(f"not a timestamp: {value!r}", path) from None
+        return text
+    raise BadField("not a timestamp", path)
+
+
+def time_from_micros(value: Any, path: str) -> str | None:
+    """ISO time from Unix microseconds (Jaeger)."""
+    if value is None or value == "":
+        return None
+    micros = _to_number(value, int)
+    if isinstance(micros, bool) or not isinstance(micros, int):
+        raise BadField("not a time in microseconds", path)
+    return iso_from_unix_nanos(micros * 1000)
+
+
+# --- payloads -----------------------------------------------------------------------------------
+
+def maybe_json(value: Any) -> Any:
+    """A JSON string that holds an object or array, parsed; anything else unchanged."""
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:
+            parsed = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+        if isinstance(parsed, dict | list):
+            return parsed
+    return value
+
+
+def _first(attrs: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if key in attrs:
+            return maybe_json(attrs[key])
+    return MISSING
+
+
+def indexed(attrs: dict[str, Any], prefix: str) -> list[Any] | None:
+    """Flattened ``prefix.{i}.a.b`` attributes as a list ordered by ``i`` (nested indices become lists)."""
+    tree: dict[str, Any] = {}
+    for key, value in attrs.items():
+        if not key.startswith(prefix):
+            continue
+        parts = key[len(prefix):].split(".")
+        if not parts[0].isdigit():
+            continue
+        node = tree
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {} if child is None else {"": child}
+            node = child
+        if isinstance(node.get(parts[-1]), dict):
+            node[parts[-1]][""] = value
+        else:
+            node[parts[-1]] = value
+    return _listify(tree) if tree else None
+
+
+def _listify(node: Any) -> Any:
+    if not isinstance(node, dict):
+        return node
+    out = {k: _listify(v) for k, v in node.items()}
+    if out and all(k.isdigit() for k in out):
+        return [out[k] for k in sorted(out, key=int)]
+    return out
+
+
+def _openinference_messages(attrs: dict[str, Any], prefix: str) -> Any:
+    items = indexed(attrs, prefix)
+    if items is None:
+        return MISSING
+    return [item.get("message", item) if isinstance(item, dict) else item for item in items]
+
+
+def _event_messages(events: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """Legacy GenAI events: ``gen_ai.{role}.message`` are inputs, ``gen_ai.choice`` outputs."""
+    inputs: list[Any] = []
+    outputs: list[Any] = []
+    for event in events:
+        name, attrs = event.get("name") or "", event.get("attributes") or {}
+        body = {k: maybe_json(v) for k, v in attrs.items() if k != "gen_ai.system"}
+        if name == "gen_ai.choice":
+            outputs.append(body)
+        elif match := _EVENT_ROLE.fullmatch(name):
+            inputs.append({"role": body.pop("role", match.group(1)), **body})
+        elif name in ("gen_ai.content.prompt", "gen_ai.content.completion"):
+            key = "gen_ai.prompt" if name.endswith("prompt") else "gen_ai.completion"
+            if key in attrs:
+                value = maybe_json(attrs[key])
+                target = inputs if key == "gen_ai.prompt" else outputs
+                target.extend(value if isinstance(value, list) else [value])
+    return (inputs or MISSING), (outputs or MISSING)
+
+
+def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """The (input, output) of a span, each ``MISSING`` when no source gives it."""
+    if obs_type == "TOOL":
+        return (_first(attrs, "gen_ai.tool.call.arguments", "input.value", "tool.parameters", *_TOOL_IN),
+                _first(attrs, "gen_ai.tool.call.result", "output.value", *_TOOL_OUT))
+    if obs_type not in ("GENERATION", "AGENT"):
+        return _first(attrs, "input.value"), _first(attrs, "output.value")
+    inp = _first(attrs, "gen_ai.input.messages")
+    if inp is MISSING:
+        inp = indexed(attrs, "gen_ai.prompt.") or MISSING
+    if inp is MISSING:
+        inp = _openinference_messages(attrs, "llm.input_messages.")
+    if inp is MISSING:
+        inp = _first(attrs, "input.value", *_LLM_IN)
+    out = _first(attrs, "gen_ai.output.messages")
+    if out is MISSING:
+        out = indexed(attrs, "gen_ai.completion.") or MISSING
+    if out is MISSING:
+        out = _openinference_messages(attrs, "llm.output_messages.")
+    if out is MISSING:
+        out = _first(attrs, "output.value", *_LLM_OUT)
+    if inp is MISSING or out is MISSING:
+        event_in, event_out = _event_messages(events)
+        inp = event_in if inp is MISSING else inp
+        out = event_out if out is MISSING else out
+    return inp, out
+
+
+# --- type, model, usage -------------------------------------------------------------------------
+
+def observation_type(attrs: dict[str, Any]) -> str:
+    """GenAI operation, else OpenInference span kind, else legacy GenAI markers, else SPAN."""
+    op = attrs.get("gen_ai.operation.name")
+    if isinstance(op, str) and op.lower() in OP_TYPES:
+        return OP_TYPES[op.lower()]
+    kind = attrs.get("openinference.span.kind")
+    if isinstance(kind, str) and kind.upper() in OPENINFERENCE_TYPES:
+        return OPENINFERENCE_TYPES[kind.upper()]
+    if ("gen_ai.system" in attrs or "llm.request.type" in attrs
+            or any(k.startswith("gen_ai.prompt.") for k in attrs)):
+        return "GENERATION"
+    return "SPAN"
+
+
+def first_text(attrs: dict[str, Any], *keys: str) -> str | None:
+    """The first non-empty string among ``keys``."""
+    for key in keys:
+        value = attrs.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _number(value: Any) -> int | float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, str):
+        for kind in (int, float):
+            try:
+                return kind(value)
+            except ValueError:
+                pass
+    return None
+
+
+def usage(attrs: dict[str, Any]) -> dict[str, int | float] | None:
+    """Token usage ``{input, output, total}`` with only the keys present; None when there is none."""
+    out: dict[str, int | float] = {}
+    for field, keys in _USAGE_KEYS.items():
+        for key in keys:
+            number = _number(attrs.get(key))
+            if number is not None:
+                out[field] = number
+                break
+    if "total" not in out and "input" in out and "output" in out:
+        out["total"] = out["input"] + out["output"]
+    return out or None
