@@ -37,7 +37,7 @@ from evalkit.traces.otel_attributes import (
     time_from_nanos,
     usage,
 )
-from evalkit.traces.source import SourceValue
+from evalkit.traces.source import SourceValue, paused_gc
 from evalkit.traces.tree import order_observations
 
 __all__ = ["looks_like_otel", "read_otel"]
@@ -378,7 +378,8 @@ def read_otel(values: Iterable[SourceValue]) -> Iterator[Trace]:
     exact_docs: dict[str, Any] = {}
     for sv in values:
         try:
-            spans_of_value = list(_spans_of(sv))
+            with paused_gc():
+                spans_of_value = list(_spans_of(sv))
         except LossyNumber as exc:
             exact = _exact(sv, exact_docs)
             if exact is None:
@@ -394,8 +395,11 @@ def read_otel(values: Iterable[SourceValue]) -> Iterator[Trace]:
                                     _join(span.path, span.id_key))
             spans[span.span_id] = span
     for trace_id in sorted(traces):
-        observations = order_observations([_observation(s) for s in traces[trace_id].values()])
-        fields: dict[str, Any] = {"id": trace_id, "metadata": {"source": "otel"}, "observations": observations}
-        if observations and observations[0].name is not None:
-            fields["name"] = observations[0].name
-        yield Trace(**fields)
+        with paused_gc():
+            observations = order_observations([_observation(s) for s in traces[trace_id].values()])
+            fields: dict[str, Any] = {"id": trace_id, "metadata": {"source": "otel"},
+                                      "observations": observations}
+            if observations and observations[0].name is not None:
+                fields["name"] = observations[0].name
+            trace = Trace(**fields)
+        yield trace

@@ -15,12 +15,15 @@ from evalkit.contracts.trace import Observation
 
 ObsT = TypeVar("ObsT", bound=Observation)
 
+_UNIX_EPOCH = datetime(1970, 1, 1)
 _MISSING = "\uffff"  # sorts an observation without a start time after those with one
 
 
 def _time_key(value: str | None) -> str:
     if not value:
         return _MISSING
+    if len(value) == 27 and value[26] == "Z" and value[19] == ".":
+        return value[:26]  # already UTC with microseconds, as evalkit writes it: no parsing needed
     try:
         dt = datetime.fromisoformat(value)
     except ValueError:
