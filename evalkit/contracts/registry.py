@@ -22,6 +22,8 @@ from evalkit.contracts.skilleval import (
     SkillEvalSeed,
     SkillEvalStage,
 )
+from evalkit.contracts.subject import Subject
+from evalkit.contracts.summary import NotebookSummary
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
 
@@ -44,6 +46,8 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "skill-eval-stage": SkillEvalStage,
     "skill-eval-answers": SkillEvalAnswers,
     "skill-eval-report": SkillEvalReport,
+    "subject": Subject,
+    "notebook-summary": NotebookSummary,
 }
 """Kind name (kebab-case, as in ``<kind>.schema.json``) to contract class."""
 
@@ -70,6 +74,8 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
     "skill-eval-stage": frozenset({"worksheet", "seal"}),
     "skill-eval-answers": frozenset({"human_review", "cases"}),
     "skill-eval-report": frozenset({"session_id", "outcome", "deterministic_checks", "cases", "human_review"}),
+    "subject": frozenset({"name", "traces", "judge", "notebooks"}),
+    "notebook-summary": frozenset({"notebook", "title", "subject", "conclusion"}),
 }
 
 # File names Taskrail fixes (case.json, fixture/seed.json, facts.json) identify their kind too.
@@ -77,6 +83,7 @@ _FILE_NAMES: Mapping[str, str] = {
     "case": "skill-eval-case",
     "seed": "skill-eval-seed",
     "facts": "skill-eval-facts",
+    "summary": "notebook-summary",
 }
 
 

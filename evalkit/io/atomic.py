@@ -13,6 +13,20 @@ from pathlib import Path
 from typing import IO
 
 
+def _default_mode(target: Path) -> int:
+    """The mode a plainly created file would get: the target's own, else 0o666 less the umask.
+
+    ``mkstemp`` creates files readable by the owner only; without this, every file evalkit writes
+    would silently lose group and world read permission.
+    """
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file for writing that replaces ``path`` only when the block succeeds.
@@ -26,6 +40,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.chmod(tmp, _default_mode(target))
         binary = "b" in mode
         with os.fdopen(fd, mode, encoding=None if binary else encoding,
                        newline=None if binary else "") as fh:

@@ -1,0 +1,80 @@
+"""What each pipeline notebook leaves behind: ``summary.json``, the material of its report section."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from evalkit.contracts.base import SnakeContract
+from evalkit.contracts.subject import JudgeSettings
+
+Cell = str | int | float | bool | None
+
+
+class Metric(SnakeContract):
+    """One headline number (or short text) shown as a tile."""
+
+    name: Annotated[str, Field(min_length=1)]
+    value: Cell
+    unit: str | None = None
+    note: str | None = None
+
+
+class Table(SnakeContract):
+    """A small table: column names and rows of plain cells."""
+
+    title: Annotated[str, Field(min_length=1)]
+    columns: list[str] = Field(min_length=1)
+    rows: list[list[Cell]]
+
+
+class Chart(SnakeContract):
+    """A Vega-Lite chart, as the JSON spec altair produces (data inlined)."""
+
+    title: Annotated[str, Field(min_length=1)]
+    spec: dict[str, Any]
+    caption: str | None = None
+
+
+class NotebookSummary(SnakeContract):
+    """The summary one notebook writes at its end; the report renders a section from it."""
+
+    notebook: Annotated[str, Field(min_length=1)]
+    title: Annotated[str, Field(min_length=1)]
+    subject: Annotated[str, Field(min_length=1)]
+    metrics: list[Metric] = Field(default_factory=list)
+    findings: list[str] = Field(default_factory=list)
+    charts: list[Chart] = Field(default_factory=list)
+    tables: list[Table] = Field(default_factory=list)
+    conclusion: Annotated[str, Field(min_length=1)]
+
+
+class InputDigest(SnakeContract):
+    """One input file of a run, named as the subject file names it, with its SHA-256."""
+
+    field: str
+    path: str
+    sha256: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+    bytes: int = Field(ge=0)
+
+
+class NotebookRun(SnakeContract):
+    """How one notebook of a run went; a failure names the cell (0-based index) and the error."""
+
+    name: str
+    status: Literal["ok", "failed"]
+    error: str | None = None
+    cell: int | None = None
+
+
+class RunManifest(SnakeContract):
+    """``run.json``: what a run evaluated, with what, and how each notebook went."""
+
+    subject: str
+    evalkit_version: str
+    run_at: str | None = None
+    judge: JudgeSettings
+    seed: int
+    inputs: list[InputDigest]
+    notebooks: list[NotebookRun]

@@ -1,0 +1,115 @@
+"""Generating the sample subject: build every file in memory, validate each against its contract, write.
+
+A file whose content does not validate, or does not round-trip byte-identically through its contract,
+stops the generation before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from evalkit.contracts.behavior_tree import BehaviorTree
+from evalkit.contracts.dataset import Dataset
+from evalkit.contracts.flow import ExpectedFlow
+from evalkit.contracts.labels import HumanLabel
+from evalkit.contracts.matrix import EvalMatrix
+from evalkit.contracts.trace import Trace
+from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.io import atomic_write_text, canonical_dumps, canonical_line
+from evalkit.sample.agent import simulate_traces
+from evalkit.sample.judging import simulate_labels, simulate_verdicts
+from evalkit.sample.readme import readme_text, subject_yaml
+from evalkit.sample.specs import build_behavior_tree, build_dataset, build_eval_matrix, build_expected_flow
+from evalkit.sample.truth import build_ground_truth
+
+
+class SampleContractError(RuntimeError):
+    """A generated file does not satisfy its contract: a bug in the generator, never in user input."""
+
+
+@dataclass(frozen=True)
+class SampleFile:
+    """One file of the sample: its name, its text, and how many records it holds (None: not a record file)."""
+
+    name: str
+    text: str
+    records: int | None = None
+
+
+def _checked(name: str, contract: type[BaseModel], obj: Any, where: str) -> None:
+    try:
+        again = contract.model_validate(obj).to_json_obj()  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        raise SampleContractError(f"{name}: {where}: not a valid {contract.__name__}: {exc}") from None
+    if again != obj:
+        raise SampleContractError(f"{name}: {where}: does not round-trip through {contract.__name__}")
+
+
+def _jsonl(name: str, contract: type[BaseModel], models: Sequence[BaseModel]) -> SampleFile:
+    lines = []
+    for i, model in enumerate(models, 1):
+        obj = model.to_json_obj()  # type: ignore[attr-defined]
+        line = canonical_line(obj)
+        _checked(name, contract, json.loads(line), f"line {i}")
+        lines.append(line)
+    return SampleFile(name, "".join(lines), len(lines))
+
+
+def _json(name: str, contract: type[BaseModel], model: BaseModel) -> SampleFile:
+    text = canonical_dumps(model.to_json_obj())  # type: ignore[attr-defined]
+    _checked(name, contract, json.loads(text), "document")
+    return SampleFile(name, text)
+
+
+def _yaml(name: str, contract: type[BaseModel], model: BaseModel) -> SampleFile:
+    text = yaml.safe_dump(model.to_json_obj(), sort_keys=True, allow_unicode=True,  # type: ignore[attr-defined]
+                          default_flow_style=False, width=100)
+    _checked(name, contract, yaml.safe_load(text), "document")
+    return SampleFile(name, text)
+
+
+def build_sample(seed: int, trace_count: int) -> list[SampleFile]:
+    """Every file of the sample subject, validated, sorted by name."""
+    if trace_count < 1:
+        raise ValueError("trace_count: must be at least 1")
+    traces = simulate_traces(seed, trace_count)
+    labels = simulate_labels(traces, seed)
+    verdicts = simulate_verdicts(traces, seed)
+    truth = build_ground_truth(traces, labels, verdicts, seed)
+    files = [
+        _jsonl("traces.jsonl", Trace, sorted(traces, key=lambda t: t.id)),
+        _jsonl("human-labels.jsonl", HumanLabel,
+               sorted(labels, key=lambda lab: (lab.criterion_id or "", lab.trace_id))),
+        _jsonl("criterion-verdicts.jsonl", CriterionVerdict,
+               sorted(verdicts, key=lambda v: (v.criterion_id, v.trace_id))),
+        _yaml("eval-matrix.yaml", EvalMatrix, build_eval_matrix()),
+        _json("dataset.json", Dataset, build_dataset(seed)),
+        _json("expected-flow.json", ExpectedFlow, build_expected_flow()),
+        _json("behavior-tree.json", BehaviorTree, build_behavior_tree()),
+        SampleFile("ground-truth.json", canonical_dumps(truth)),
+        SampleFile("subject.yaml", subject_yaml(seed)),
+        SampleFile("README.md", readme_text(truth, trace_count, seed)),
+    ]
+    return sorted(files, key=lambda f: f.name)
+
+
+def write_files(out: str | Path, files: Sequence[SampleFile]) -> list[Path]:
+    """Write ``files`` into ``out`` (created when missing), each atomically; returns the paths written."""
+    paths = []
+    for f in files:
+        path = Path(out) / f.name
+        atomic_write_text(path, f.text)
+        paths.append(path)
+    return paths
+
+
+def write_sample(out: str | Path, seed: int, trace_count: int) -> list[Path]:
+    """Generate the sample into ``out``; returns the paths written."""
+    return write_files(out, build_sample(seed, trace_count))
