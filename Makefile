@@ -4,6 +4,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.evalkit-installed
 
+SAMPLE_CONTRACTS := subject.yaml traces.jsonl human-labels.jsonl criterion-verdicts.jsonl eval-matrix.yaml \
+                    dataset.json expected-flow.json behavior-tree.json
+
 .PHONY: install demo test lint bench sample clean
 
 $(STAMP): pyproject.toml
@@ -15,7 +18,9 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/evalkit validate examples/contracts/*
+	$(BIN)/evalkit validate --quiet examples/contracts/* $(addprefix data/sample/,$(SAMPLE_CONTRACTS))
+	$(BIN)/evalkit traces stats data/sample/traces.jsonl
+	$(BIN)/evalkit run data/sample/subject.yaml --out reports/sample
 
 lint: $(STAMP)
 	$(BIN)/ruff check evalkit tests benchmarks

@@ -8,6 +8,7 @@ from typing import Any
 from evalkit.contracts.registry import CONTRACTS
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
+from evalkit.io.errors import InputError
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -24,6 +25,9 @@ def write_schemas(out_dir: str | Path) -> list[Path]:
     written = []
     for kind in CONTRACTS:
         path = out / f"{kind}.schema.json"
-        atomic_write_text(path, canonical_dumps(contract_schema(kind)))
+        try:
+            atomic_write_text(path, canonical_dumps(contract_schema(kind)))
+        except OSError as exc:
+            raise InputError(f"cannot write schema: {exc.strerror or exc}", file=str(path)) from None
         written.append(path)
     return written

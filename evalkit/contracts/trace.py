@@ -77,9 +77,11 @@ class Trace(CamelContract):
 
     @model_validator(mode="after")
     def _unique_observation_ids(self) -> Trace:
-        seen: set[str] = set()
-        for i, obs in enumerate(self.observations):
-            if obs.id in seen:
-                raise ValueError(f"observations[{i}].id: duplicate observation id {obs.id!r}")
-            seen.add(obs.id)
+        ids = [obs.id for obs in self.observations]
+        if len(set(ids)) != len(ids):
+            seen: set[str] = set()
+            for i, obs_id in enumerate(ids):
+                if obs_id in seen:
+                    raise ValueError(f"observations[{i}].id: duplicate observation id {obs_id!r}")
+                seen.add(obs_id)
         return self

@@ -31,6 +31,8 @@ class _StrictYamlLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # ``<<: *anchor`` merges are resolved (and may be overridden) by SafeLoader
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
@@ -83,6 +85,8 @@ def _read_yaml(path: Path) -> list[Record]:
         problem = getattr(exc, "problem", None) or str(exc)
         raise InputError(f"invalid YAML: {problem}", file=str(path),
                          line=mark.line + 1 if mark else None) from None
+    except RecursionError:
+        raise InputError("invalid YAML: nested too deeply", file=str(path)) from None
     return records
 
 

@@ -84,6 +84,8 @@ def loads_strict(data: bytes | str, *, file: str | None = None, line: int | None
         raise StrictJSONError(f"{msg} (column {exc.colno})", file=file, line=where) from None
     except ValueError as exc:
         raise StrictJSONError(str(exc), file=file, line=line) from None
+    except RecursionError:
+        raise StrictJSONError("nested too deeply", file=file, line=line) from None
 
 
 def read_json_strict(path: str | Path) -> Any:
@@ -110,4 +112,5 @@ def iter_jsonl_strict(path: str | Path) -> Iterator[tuple[int, Any]]:
                                       file=str(path), line=1)
             if not raw.strip():
                 continue
-            yield lineno, loads_strict(raw, file=str(path), line=lineno)
+            # Parse without the line break, so an error at the end of the record stays on its line.
+            yield lineno, loads_strict(raw.rstrip(b"\r\n"), file=str(path), line=lineno)

@@ -15,10 +15,11 @@ from evalkit.sample.catalog import (
     SUBJECT,
 )
 
-NOTEBOOKS = ["00_overview", "01_error_analysis", "02_judge_calibration", "03_flow_graph"]
+# The pipeline notebooks (notebooks/<name>.ipynb) the sample runs; each analysis adds its own here.
+NOTEBOOKS = ["00_overview"]
 
 FILES = (
-    ("subject.yaml", "plain YAML", "Index of this subject: file paths (relative), pinned judge, seed, notebooks."),
+    ("subject.yaml", "`Subject` (evalkit.contracts.subject)", "Index of this subject: file paths (relative), pinned judge, seed, notebooks."),
     ("traces.jsonl", "`Trace` (evalkit.contracts.trace)",
      "One native trace per line, sorted by id; `metadata.injected_failures` is the per-trace ground truth."),
     ("human-labels.jsonl", "`HumanLabel` (evalkit.contracts.labels)",

@@ -135,3 +135,18 @@ def trace_stats(frame: pl.DataFrame, n_traces: int | None = None) -> dict[str, A
             "total_sum": float(gens["total_tokens"].sum() or 0),
         },
     }
+
+
+def per_trace(frame: pl.DataFrame) -> pl.DataFrame:
+    """One row per trace: observations, tool calls, errors, duration and tokens, in trace order."""
+    return (
+        frame.group_by("trace_id", maintain_order=True)
+        .agg(
+            pl.len().alias("observations"),
+            (pl.col("type") == "TOOL").sum().alias("tool_calls"),
+            (pl.col("level") == "ERROR").sum().alias("errors"),
+            ((pl.col("end_time").max() - pl.col("start_time").min()).dt.total_microseconds() / 1000)
+            .alias("duration_ms"),
+            pl.col("total_tokens").sum().alias("tokens"),
+        )
+    )

@@ -1,0 +1,160 @@
+"""Batch runs: execute the subject's notebooks with papermill, then write the report.
+
+A run folder holds ``run.json`` (what was evaluated, with what, and how each notebook went), one
+folder per notebook (the executed ``.ipynb``, its ``summary.json`` and a code-free HTML page) and
+``index.html``. The same inputs and ``--at`` give byte-identical ``summary.json`` files and
+``index.html``: no wall-clock time, random order or absolute path goes into them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit import __version__
+from evalkit.contracts.subject import Subject
+from evalkit.contracts.summary import InputDigest, NotebookRun, RunManifest
+from evalkit.io.atomic import atomic_write_text
+from evalkit.io.canonical import canonical_dumps
+from evalkit.io.errors import InputError
+
+KERNEL_NAME = "python3"
+"""papermill runs every notebook in this kernel; jupyter_client starts it with the running Python,
+so notebooks see the same evalkit, in the same virtual environment, as the command."""
+
+
+def default_notebooks_dir() -> Path:
+    """The ``notebooks/`` folder of the evalkit checkout this package runs from."""
+    return Path(__file__).resolve().parent.parent / "notebooks"
+
+
+@dataclass(frozen=True)
+class ResolvedSubject:
+    """A subject file read and validated, with its inputs resolved against the file's folder."""
+
+    subject: Subject
+    path: Path
+
+    @property
+    def base(self) -> Path:
+        return self.path.parent
+
+    def resolve(self, relative: str | None) -> Path | None:
+        """An input's path on this machine (None when the subject does not name it)."""
+        return None if relative is None else (self.base / relative).resolve()
+
+
+def load_subject(path: str | Path) -> ResolvedSubject:
+    """Read a subject file and check that every input it names exists.
+
+    Raises:
+        InputError: invalid subject file, or an input file that is missing (named by its field).
+    """
+    from evalkit.validation import read_model
+
+    p = Path(path)
+    resolved = ResolvedSubject(read_model(p, Subject), p.resolve())
+    for field, rel in resolved.subject.input_paths().items():
+        if not (resolved.base / rel).is_file():
+            raise InputError(f"input file not found: {rel}", file=str(path), path=field)
+    return resolved
+
+
+def input_digests(resolved: ResolvedSubject) -> list[InputDigest]:
+    """SHA-256 and size of every input, named as the subject file names it."""
+    digests = []
+    for field, rel in resolved.subject.input_paths().items():
+        data = (resolved.base / rel).read_bytes()
+        digests.append(InputDigest(field=field, path=rel, sha256=hashlib.sha256(data).hexdigest(),
+                                   bytes=len(data)))
+    return digests
+
+
+def _failure(name: str, exc: Exception) -> NotebookRun:
+    """A failed notebook, naming the cell and the error as papermill reports it."""
+    from papermill.exceptions import PapermillExecutionError
+
+    if isinstance(exc, PapermillExecutionError):
+        cell = exc.exec_count if exc.exec_count is not None else exc.cell_index
+        return NotebookRun(name=name, status="failed", cell=exc.cell_index,
+                           error=f"{name}: cell {cell} raised {exc.ename}: {exc.evalue}")
+    return NotebookRun(name=name, status="failed", error=f"{name}: {type(exc).__name__}: {exc}")
+
+
+def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object]) -> NotebookRun:
+    """Execute one notebook into ``out_dir`` and render it; never raises for a failing cell."""
+    import papermill
+
+    from evalkit.report.html import NOTEBOOK_HTML
+    from evalkit.report.notebooks import notebook_to_html
+    from evalkit.report.summary import SUMMARY_FILE
+
+    name = notebook.stem
+    out_dir.mkdir(parents=True, exist_ok=True)
+    executed = out_dir / f"{name}.ipynb"
+    (out_dir / SUMMARY_FILE).unlink(missing_ok=True)  # a stale summary must not pass for a new one
+    try:
+        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
+                                   kernel_name=KERNEL_NAME, cwd=str(out_dir), progress_bar=False,
+                                   log_output=False)
+        result = NotebookRun(name=name, status="ok")
+        if not (out_dir / SUMMARY_FILE).exists():
+            result = NotebookRun(name=name, status="failed",
+                                 error=f"{name}: finished without writing {SUMMARY_FILE}")
+    except Exception as exc:  # papermill raises several types; each becomes a located failure
+        result = _failure(name, exc)
+    if executed.exists():
+        atomic_write_text(out_dir / NOTEBOOK_HTML, notebook_to_html(executed))
+    return result
+
+
+def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str] | None = None,
+                at: str | None = None, notebooks_dir: str | Path | None = None) -> RunManifest:
+    """Run a subject's notebooks and write the report.
+
+    Args:
+        subject_path: the subject file.
+        out_dir: the run folder (created when missing).
+        only: run just these notebooks (names as in the subject file).
+        at: the run's timestamp, injected (recorded as given; never read from the clock).
+        notebooks_dir: where the notebooks are (default: the checkout's ``notebooks/``).
+
+    Returns:
+        The run manifest; notebooks that failed have ``status == "failed"``.
+    """
+    from evalkit.report.html import MANIFEST_FILE, write_report
+
+    resolved = load_subject(subject_path)
+    subject = resolved.subject
+    names = list(subject.notebooks)
+    if only:
+        unknown = [n for n in only if n not in names]
+        if unknown:
+            raise InputError(f"not in the subject's notebooks: {', '.join(unknown)} "
+                             f"(one of: {', '.join(names)})", file=str(subject_path), path="notebooks")
+        names = [n for n in names if n in only]
+    nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
+    missing = [n for n in names if not (nb_dir / f"{n}.ipynb").is_file()]
+    if missing:
+        raise InputError(f"notebook not found: {', '.join(f'{n}.ipynb' for n in missing)} in {nb_dir}")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    parameters = {"subject_file": str(resolved.path), "run_at": at}
+    runs = []
+    for i, name in enumerate(names, start=1):
+        print(f"[{i}/{len(names)}] {name} ...", end="", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        result = run_notebook(nb_dir / f"{name}.ipynb", out / name,
+                              {**parameters, "output_dir": str((out / name).resolve())})
+        runs.append(result)
+        took = time.perf_counter() - started
+        print(f" {result.status} ({took:.1f}s)" + (f"\n    {result.error}" if result.error else ""),
+              file=sys.stderr, flush=True)
+    manifest = RunManifest(subject=subject.name, evalkit_version=__version__, run_at=at, judge=subject.judge,
+                           seed=subject.seed, inputs=input_digests(resolved), notebooks=runs)
+    atomic_write_text(out / MANIFEST_FILE, canonical_dumps(manifest.model_dump(mode="json")))
+    write_report(out)
+    return manifest

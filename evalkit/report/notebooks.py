@@ -1,0 +1,26 @@
+"""Executed notebooks as HTML pages without code cells, with no script or style from the network."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_REMOTE_SCRIPT = re.compile(r'<script[^>]*\bsrc="https?://[^"]*"[^>]*>\s*</script>', re.I)
+_REMOTE_LINK = re.compile(r'<link[^>]*\bhref="https?://[^"]*"[^>]*>', re.I)
+
+
+def notebook_to_html(notebook_path: str | Path) -> str:
+    """Render an executed notebook to a standalone HTML page with inputs hidden.
+
+    nbconvert's templates reference require.js and MathJax on CDNs; those tags are removed so the
+    page opens offline (evalkit's notebooks draw charts as inline SVG and need neither).
+    """
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(str(notebook_path), as_version=4)
+    exporter = HTMLExporter(template_name="lab", exclude_input=True, exclude_input_prompt=True,
+                            exclude_output_prompt=True)
+    body, _ = exporter.from_notebook_node(nb)
+    body = _REMOTE_SCRIPT.sub("", body)
+    return _REMOTE_LINK.sub("", body)

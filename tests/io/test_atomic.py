@@ -1,0 +1,134 @@
+"""Atomic writes: temp file beside the target, then rename; a failure keeps the old file and leaves no temp."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evalkit.io import atomic_write_bytes, atomic_write_text, atomic_writer
+
+
+class Boom(RuntimeError):
+    pass
+
+
+def _names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_write_text_creates_the_file_with_exact_content(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    atomic_write_text(target, '{\n  "a": "é"\n}\n')
+    assert target.read_bytes() == '{\n  "a": "é"\n}\n'.encode()
+    assert _names(tmp_path) == ["out.json"]
+
+
+def test_write_text_keeps_newlines_as_given(tmp_path: Path) -> None:
+    target = tmp_path / "nl.txt"
+    atomic_write_text(target, "a\nb\r\nc")
+    assert target.read_bytes() == b"a\nb\r\nc"
+
+
+def test_write_bytes_replaces_existing_content(tmp_path: Path) -> None:
+    target = tmp_path / "data.bin"
+    target.write_bytes(b"old content that is longer")
+    atomic_write_bytes(target, b"\x00new")
+    assert target.read_bytes() == b"\x00new"
+    assert _names(tmp_path) == ["data.bin"]
+
+
+def test_missing_parent_folders_are_created(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b" / "c.txt"
+    atomic_write_text(target, "x")
+    assert target.read_text() == "x"
+
+
+def test_accepts_a_string_path(tmp_path: Path) -> None:
+    atomic_write_text(str(tmp_path / "s.txt"), "ok")
+    assert (tmp_path / "s.txt").read_text() == "ok"
+
+
+def test_target_is_untouched_until_the_block_ends(tmp_path: Path) -> None:
+    target = tmp_path / "f.txt"
+    target.write_text("old")
+    with atomic_writer(target) as fh:
+        fh.write("new")
+        fh.flush()
+        assert target.read_text() == "old"
+        temps = [n for n in _names(tmp_path) if n != "f.txt"]
+        assert len(temps) == 1  # the temporary file sits beside the target
+    assert target.read_text() == "new"
+    assert _names(tmp_path) == ["f.txt"]
+
+
+def test_exception_mid_write_keeps_previous_content_and_no_temp(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    target.write_text('{"version": 1}\n')
+    with pytest.raises(Boom), atomic_writer(target) as fh:
+        fh.write('{"version": 2, "half')
+        fh.flush()
+        raise Boom("crash in the middle of writing")
+    assert target.read_text() == '{"version": 1}\n'
+    assert _names(tmp_path) == ["report.json"]
+
+
+def test_exception_mid_write_of_a_new_file_leaves_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "new.json"
+    with pytest.raises(Boom), atomic_writer(target, "wb") as fh:
+        fh.write(b"partial")
+        raise Boom
+    assert not target.exists()
+    assert _names(tmp_path) == []
+
+
+def test_keyboard_interrupt_mid_write_also_cleans_up(tmp_path: Path) -> None:
+    target = tmp_path / "k.txt"
+    target.write_text("keep")
+    with pytest.raises(KeyboardInterrupt), atomic_writer(target) as fh:
+        fh.write("lost")
+        raise KeyboardInterrupt
+    assert target.read_text() == "keep"
+    assert _names(tmp_path) == ["k.txt"]
+
+
+def test_encoding_error_mid_write_keeps_previous_content(tmp_path: Path) -> None:
+    target = tmp_path / "enc.txt"
+    target.write_text("before")
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write_text(target, "ok \udcff not encodable")
+    assert target.read_text() == "before"
+    assert _names(tmp_path) == ["enc.txt"]
+
+
+def test_failed_rename_leaves_no_temp_file(tmp_path: Path) -> None:
+    target = tmp_path / "occupied"
+    target.mkdir()
+    (target / "inside.txt").write_text("x")
+    with pytest.raises(OSError):
+        atomic_write_text(target, "cannot replace a folder")
+    assert _names(tmp_path) == ["occupied"]
+    assert _names(target) == ["inside.txt"]
+
+
+def test_failed_replace_keeps_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = tmp_path / "t.txt"
+    target.write_text("old")
+
+    def failing_replace(src: str, dst: str) -> None:
+        raise OSError("disk on fire")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError, match="disk on fire"):
+        atomic_write_text(target, "new")
+    assert target.read_text() == "old"
+    assert _names(tmp_path) == ["t.txt"]
+
+
+def test_repeated_writes_leave_only_the_target(tmp_path: Path) -> None:
+    target = tmp_path / "many.txt"
+    for i in range(5):
+        atomic_write_text(target, f"v{i}")
+    assert target.read_text() == "v4"
+    assert _names(tmp_path) == ["many.txt"]
