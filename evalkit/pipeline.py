@@ -74,13 +74,17 @@ def input_digests(resolved: ResolvedSubject) -> list[InputDigest]:
 
 
 def _failure(name: str, exc: Exception) -> NotebookRun:
-    """A failed notebook, naming the cell and the error as papermill reports it."""
+    """A failed notebook, naming the cell as its author sees it and the error papermill reports.
+
+    papermill inserts an ``injected-parameters`` cell after the parameters cell; the index it
+    reports counts that cell, so it is taken off to point into the notebook as written.
+    """
     from papermill.exceptions import PapermillExecutionError
 
     if isinstance(exc, PapermillExecutionError):
-        cell = exc.exec_count if exc.exec_count is not None else exc.cell_index
-        return NotebookRun(name=name, status="failed", cell=exc.cell_index,
-                           error=f"{name}: cell {cell} raised {exc.ename}: {exc.evalue}")
+        index = exc.cell_index - (1 if exc.cell_index > 0 else 0)
+        return NotebookRun(name=name, status="failed", cell=index,
+                           error=f"{name}: cell {index + 1} raised {exc.ename}: {exc.evalue}")
     return NotebookRun(name=name, status="failed", error=f"{name}: {type(exc).__name__}: {exc}")
 
 
