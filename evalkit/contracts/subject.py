@@ -36,6 +36,8 @@ class Subject(SnakeContract):
     dataset: RelPath | None = None
     expected_flow: RelPath | None = None
     behavior_tree: RelPath | None = None
+    annotations: RelPath | None = None
+    taxonomy: RelPath | None = None
     judge: JudgeSettings
     seed: int = 0
     notebooks: list[Slug] = Field(min_length=1)
@@ -49,5 +51,6 @@ class Subject(SnakeContract):
 
     def input_paths(self) -> dict[str, str]:
         """The input files this subject names, by field, as written (relative to the subject file)."""
-        fields = ("traces", "labels", "verdicts", "eval_matrix", "dataset", "expected_flow", "behavior_tree")
+        fields = ("traces", "labels", "verdicts", "eval_matrix", "dataset", "expected_flow", "behavior_tree",
+                  "annotations", "taxonomy")
         return {f: getattr(self, f) for f in fields if getattr(self, f) is not None}
