@@ -101,9 +101,10 @@ def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object]) -
     executed = out_dir / f"{name}.ipynb"
     (out_dir / SUMMARY_FILE).unlink(missing_ok=True)  # a stale summary must not pass for a new one
     try:
+        # The kernel's own log level is raised so its "running over TCP" warning does not bury progress.
         papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
                                    kernel_name=KERNEL_NAME, cwd=str(out_dir), progress_bar=False,
-                                   log_output=False)
+                                   log_output=False, extra_arguments=["--IPKernelApp.log_level=ERROR"])
         result = NotebookRun(name=name, status="ok")
         if not (out_dir / SUMMARY_FILE).exists():
             result = NotebookRun(name=name, status="failed",
