@@ -64,3 +64,18 @@ class ValidationResult(CamelContract):
     correction_valid: bool = Field(strict=True)
     ci: ConfidenceInterval | None = None
     note: str | None = None
+
+
+class LedgerEntry(CamelContract):
+    """One measurement of a judge on the test split: a line of the append-only test-set ledger."""
+
+    criterion_id: str = Field(min_length=1)
+    prompt_digest: str = Field(min_length=1)
+    judge_model: str = Field(min_length=1)
+    measured_at: str = Field(min_length=1)
+    label_count: int = Field(ge=0)
+    test_set_digest: str
+    tpr: float | None
+    tnr: float | None
+    status: ValidationStatus
+    forced: bool = False

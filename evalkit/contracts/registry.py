@@ -7,11 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from evalkit.contracts.annotation import Annotation, ReviewExport, Taxonomy
 from evalkit.contracts.behavior_tree import BehaviorTree
 from evalkit.contracts.dataset import Dataset
 from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest
 from evalkit.contracts.flow import ExpectedFlow, FlowGraph
-from evalkit.contracts.labels import HumanLabel, ValidationResult
+from evalkit.contracts.labels import HumanLabel, LedgerEntry, ValidationResult
 from evalkit.contracts.matrix import EvalMatrix
 from evalkit.contracts.methodology import MethodologyReview
 from evalkit.contracts.skilleval import (
@@ -39,6 +40,10 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "criterion-verdict": CriterionVerdict,
     "human-label": HumanLabel,
     "validation-result": ValidationResult,
+    "ledger-entry": LedgerEntry,
+    "annotation": Annotation,
+    "taxonomy": Taxonomy,
+    "review-export": ReviewExport,
     "trace": Trace,
     "skill-eval-case": SkillEvalCase,
     "skill-eval-seed": SkillEvalSeed,
@@ -67,6 +72,10 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
     "criterion-verdict": frozenset({"criterionId", "traceId", "result"}),
     "human-label": frozenset({"traceId", "label"}),
     "validation-result": frozenset({"criterionId", "judgeModel", "labelCount"}),
+    "ledger-entry": frozenset({"criterionId", "promptDigest", "testSetDigest"}),
+    "annotation": frozenset({"traceId", "annotator", "at", "label"}),
+    "taxonomy": frozenset({"subject", "version", "modes"}),
+    "review-export": frozenset({"format", "annotator", "annotations"}),
     "trace": frozenset({"id", "observations"}),
     "skill-eval-case": frozenset({"case_id", "scenario", "oracle"}),
     "skill-eval-seed": frozenset({"git_init", "taskrail_init"}),

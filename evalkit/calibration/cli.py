@@ -1,0 +1,129 @@
+"""``evalkit calibrate``: a judge's TPR/TNR on human labels and its corrected pass rate, for scripts."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from evalkit.io.errors import InputError
+
+
+def _fmt(x: float | None, digits: int = 3) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def calibrate(args: argparse.Namespace) -> dict[str, Any]:
+    """The calibration report for the command's arguments, as camelCase JSON."""
+    from evalkit.calibration.correction import corrected_pass_rate
+    from evalkit.calibration.files import read_labels, read_verdicts
+    from evalkit.calibration.metrics import Confusion
+    from evalkit.calibration.pairing import (
+        decisive_predictions,
+        pair_labels,
+        select_criterion,
+        unlabeled_verdicts,
+    )
+
+    labels, verdicts = read_labels(args.labels), read_verdicts(args.verdicts)
+    criterion, labels, verdicts = select_criterion(labels, verdicts, args.criterion)
+    if not verdicts:
+        raise InputError(f"no verdicts for criterion {criterion!r}", file=args.verdicts)
+    split_aware = any(lb.split is not None for lb in labels)
+    measured = [lb for lb in labels if lb.split == "test"] if split_aware else labels
+    if not measured:
+        raise InputError("the labels name splits but none is 'test'; the judge is measured on test",
+                         file=args.labels)
+    pairing = pair_labels(measured, verdicts, criterion_id=criterion)
+    conf = Confusion.from_pairing(pairing, args.level)
+    if args.unlabeled:
+        unlabeled = [v for v in read_verdicts(args.unlabeled) if v.criterion_id == criterion]
+    else:
+        unlabeled = unlabeled_verdicts(verdicts, labels)
+    preds, uncertain = decisive_predictions(unlabeled)
+    if not len(preds):
+        where = args.unlabeled or args.verdicts
+        raise InputError(f"no pass/fail verdicts on unlabeled traces for criterion {criterion!r} "
+                         f"({uncertain} uncertain); pass the verdicts to correct with --unlabeled", file=where)
+    rate = corrected_pass_rate(pairing.human, pairing.judge, preds, method=args.method, level=args.level,
+                               iterations=args.iterations, seed=args.seed)
+    return {"criterionId": criterion, "labelScope": "test" if split_aware else "all",
+            "labelsRead": len(labels), "labelsMeasured": len(measured),
+            "confusion": conf.to_json_obj(),
+            "unlabeled": {"verdicts": len(unlabeled), "uncertain": uncertain, "used": int(len(preds))},
+            "correctedPassRate": rate.to_json_obj()}
+
+
+def _print_table(report: dict[str, Any]) -> None:
+    conf, rate, unl = report["confusion"], report["correctedPassRate"], report["unlabeled"]
+
+    def rate_ci(name: str, n: int, cls: str) -> str:
+        value, ci = conf[name], conf[name + "Ci"]
+        if value is None:
+            return f"n/a (no human {cls})"
+        return f"{value:.3f}  [{ci['lo']:.3f}, {ci['hi']:.3f}]  on {n} human {cls}"
+
+    scope = "test split" if report["labelScope"] == "test" else "all labels (no splits named)"
+    abst = conf["abstentionRate"]
+    rows = [
+        ("criterion", str(report["criterionId"])),
+        ("labels", f"{report['labelsMeasured']} of {report['labelsRead']} measured: {scope}"),
+        ("paired", f"{conf['positives'] + conf['negatives']} "
+                   f"(tp {conf['tp']}, fn {conf['fn']}, fp {conf['fp']}, tn {conf['tn']})"),
+        ("excluded", f"{conf['deferred']} defer labels, {conf['uncertain']} uncertain verdicts, "
+                     f"{conf['unjudged']} labels without a verdict"),
+        ("TPR", rate_ci("tpr", conf["positives"], "passes")),
+        ("TNR", rate_ci("tnr", conf["negatives"], "fails")),
+        ("abstention", f"{conf['uncertain']} uncertain on labelled traces"
+                       + (f" ({abst:.1%}: {conf['uncertainOnPass']} on passes, "
+                          f"{conf['uncertainOnFail']} on fails)" if abst is not None else "")),
+        ("unlabeled", f"{unl['used']} verdicts used, {unl['uncertain']} uncertain left out"),
+        ("observed", f"{rate['pObs']:.3f} pass rate"),
+    ]
+    level = f"{rate['level']:.0%}"
+    if rate["valid"]:
+        rows.append(("corrected", f"{rate['theta']:.3f}  {level} CI [{rate['lower']:.3f}, {rate['upper']:.3f}]"))
+    else:
+        rows.append(("corrected", f"not valid: {rate['reason']}"))
+    method = rate["method"]
+    if rate["iterations"]:
+        method += f" ({rate['iterations']} resamples, {rate['skipped'] or 0} skipped)"
+    rows.append(("method", method))
+    for key, value in rows:
+        print(f"{key:<12}{value}")
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    from evalkit.io.canonical import canonical_dumps
+
+    report = calibrate(args)
+    if args.json:
+        sys.stdout.write(canonical_dumps(report))
+    else:
+        _print_table(report)
+    return 0
+
+
+def add_calibrate_parser(sub: argparse._SubParsersAction) -> None:
+    """Add the ``calibrate`` command to the ``evalkit`` command's subparsers."""
+    from evalkit.calibration.correction import DEFAULT_ITERATIONS, DEFAULT_METHOD, METHODS
+
+    p = sub.add_parser(
+        "calibrate", help="a judge's TPR/TNR on human labels and its corrected pass rate",
+        description="Join human labels (HumanLabel JSONL) to judge verdicts (CriterionVerdict JSONL) on "
+                    "trace id; report TPR and TNR with Wilson intervals, and the judge's pass rate on "
+                    "unlabeled traces corrected for its errors (Rogan-Gladen) with a confidence interval. "
+                    "When labels name splits, only the test split is measured.")
+    p.add_argument("--labels", required=True, metavar="FILE", help="human labels, HumanLabel JSONL")
+    p.add_argument("--verdicts", required=True, metavar="FILE", help="judge verdicts, CriterionVerdict JSONL")
+    p.add_argument("--unlabeled", metavar="FILE",
+                   help="verdicts to correct (default: the verdicts on traces without a non-defer label)")
+    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                   help=f"interval method (default: {DEFAULT_METHOD})")
+    p.add_argument("--criterion", metavar="ID", help="the criterion, when the files hold several")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
+    p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
+                   help=f"bootstrap resamples (default: {DEFAULT_ITERATIONS})")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--json", action="store_true", help="print canonical JSON instead of a table")
+    p.set_defaults(func=_cmd_calibrate)

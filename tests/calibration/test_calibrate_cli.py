@@ -1,0 +1,92 @@
+"""``evalkit calibrate``: table and JSON output, the default unlabeled set, and located errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from evalkit.calibration.cli import add_calibrate_parser
+from evalkit.io.canonical import canonical_line
+from evalkit.io.errors import InputError
+
+
+def _run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="evalkit")
+    add_calibrate_parser(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["calibrate", *argv])
+    return args.func(args)
+
+
+def _write(path, records) -> str:
+    path.write_text("".join(canonical_line(r) for r in records))
+    return str(path)
+
+
+def _verdict(trace: str, result: str, criterion: str = "c1") -> dict:
+    v = {"criterionId": criterion, "traceId": trace, "result": result, "confidence": 1.0, "critique": "..."}
+    if result == "uncertain":
+        v["blockedBy"] = {"kind": "scope", "text": "no order"}
+    return v
+
+
+@pytest.fixture
+def files(tmp_path):
+    labels = [{"traceId": f"p{i}", "label": "pass"} for i in range(20)]
+    labels += [{"traceId": f"f{i}", "label": "fail"} for i in range(10)]
+    labels += [{"traceId": "d0", "label": "defer"}]
+    verdicts = [_verdict(f"p{i}", "fail" if i < 2 else "pass") for i in range(20)]
+    verdicts += [_verdict(f"f{i}", "pass" if i < 1 else "fail") for i in range(10)]
+    verdicts += [_verdict("d0", "pass"), _verdict("u0", "uncertain")]  # d0 counts as unlabeled
+    verdicts += [_verdict(f"u{i}", "pass" if i <= 6 else "fail") for i in range(1, 10)]
+    return _write(tmp_path / "labels.jsonl", labels), _write(tmp_path / "verdicts.jsonl", verdicts)
+
+
+def test_json_output_is_canonical_and_uses_verdicts_on_unlabeled_traces(files, capsys):
+    assert _run(["--labels", files[0], "--verdicts", files[1], "--json"]) == 0
+    out = capsys.readouterr().out
+    report = json.loads(out)
+    assert out == json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    rate = report["correctedPassRate"]
+    assert report["unlabeled"] == {"verdicts": 11, "uncertain": 1, "used": 10}
+    assert rate["pObs"] == 0.7 and rate["tpr"] == 0.9 and rate["tnr"] == 0.9
+    assert rate["theta"] == pytest.approx(0.75) and rate["method"] == "adjusted-wald"
+    assert report["confusion"]["deferred"] == 1 and report["labelScope"] == "all"
+
+
+def test_table_output_names_rates_and_exclusions(files, capsys):
+    _run(["--labels", files[0], "--verdicts", files[1], "--method", "bootstrap", "--iterations", "2000"])
+    out = capsys.readouterr().out
+    assert "TPR         0.900  [" in out and "TNR         0.900  [" in out
+    assert "1 defer labels" in out and "1 uncertain left out" in out
+    assert "corrected   0.750  95% CI [" in out
+    assert "bootstrap (2000 resamples" in out
+
+
+def test_explicit_unlabeled_file_and_test_split(files, tmp_path, capsys):
+    labels = [{"traceId": "p0", "label": "pass", "split": "dev"}]
+    labels += [{"traceId": f"p{i}", "label": "pass", "split": "test"} for i in range(1, 20)]
+    labels += [{"traceId": f"f{i}", "label": "fail", "split": "test"} for i in range(10)]
+    unlabeled = [_verdict(f"x{i}", "pass" if i < 3 else "fail") for i in range(4)]
+    _run(["--labels", _write(tmp_path / "split.jsonl", labels), "--verdicts", files[1],
+          "--unlabeled", _write(tmp_path / "unl.jsonl", unlabeled), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["labelScope"] == "test" and report["labelsMeasured"] == 29
+    assert report["confusion"]["positives"] == 19
+    assert report["correctedPassRate"]["pObs"] == 0.75
+
+
+def test_bad_label_is_located_by_file_line_and_field(files, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"traceId": "a", "label": "pass"}\n{"traceId": "b", "label": "maybe"}\n')
+    with pytest.raises(InputError) as err:
+        _run(["--labels", str(bad), "--verdicts", files[1]])
+    assert err.value.render().startswith(f"{bad}:2: label: Input should be 'pass', 'fail' or 'defer'")
+
+
+def test_no_unlabeled_verdicts_asks_for_the_file(tmp_path):
+    labels = _write(tmp_path / "l.jsonl", [{"traceId": "a", "label": "pass"}, {"traceId": "b", "label": "fail"}])
+    verdicts = _write(tmp_path / "v.jsonl", [_verdict("a", "pass"), _verdict("b", "fail")])
+    with pytest.raises(InputError, match="--unlabeled"):
+        _run(["--labels", labels, "--verdicts", verdicts])
