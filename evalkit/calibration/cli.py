@@ -6,8 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-from evalkit.io.errors import InputError
-
 
 def _fmt(x: float | None, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
@@ -15,43 +13,15 @@ def _fmt(x: float | None, digits: int = 3) -> str:
 
 def calibrate(args: argparse.Namespace) -> dict[str, Any]:
     """The calibration report for the command's arguments, as camelCase JSON."""
-    from evalkit.calibration.correction import corrected_pass_rate
     from evalkit.calibration.files import read_labels, read_verdicts
-    from evalkit.calibration.metrics import Confusion
-    from evalkit.calibration.pairing import (
-        decisive_predictions,
-        pair_labels,
-        select_criterion,
-        unlabeled_verdicts,
-    )
+    from evalkit.calibration.report import calibrate_criterion
 
-    labels, verdicts = read_labels(args.labels), read_verdicts(args.verdicts)
-    criterion, labels, verdicts = select_criterion(labels, verdicts, args.criterion)
-    if not verdicts:
-        raise InputError(f"no verdicts for criterion {criterion!r}", file=args.verdicts)
-    split_aware = any(lb.split is not None for lb in labels)
-    measured = [lb for lb in labels if lb.split == "test"] if split_aware else labels
-    if not measured:
-        raise InputError("the labels name splits but none is 'test'; the judge is measured on test",
-                         file=args.labels)
-    pairing = pair_labels(measured, verdicts, criterion_id=criterion)
-    conf = Confusion.from_pairing(pairing, args.level)
-    if args.unlabeled:
-        unlabeled = [v for v in read_verdicts(args.unlabeled) if v.criterion_id == criterion]
-    else:
-        unlabeled = unlabeled_verdicts(verdicts, labels)
-    preds, uncertain = decisive_predictions(unlabeled)
-    if not len(preds):
-        where = args.unlabeled or args.verdicts
-        raise InputError(f"no pass/fail verdicts on unlabeled traces for criterion {criterion!r} "
-                         f"({uncertain} uncertain); pass the verdicts to correct with --unlabeled", file=where)
-    rate = corrected_pass_rate(pairing.human, pairing.judge, preds, method=args.method, level=args.level,
-                               iterations=args.iterations, seed=args.seed)
-    return {"criterionId": criterion, "labelScope": "test" if split_aware else "all",
-            "labelsRead": len(labels), "labelsMeasured": len(measured),
-            "confusion": conf.to_json_obj(),
-            "unlabeled": {"verdicts": len(unlabeled), "uncertain": uncertain, "used": int(len(preds))},
-            "correctedPassRate": rate.to_json_obj()}
+    unlabeled = read_verdicts(args.unlabeled) if args.unlabeled else None
+    report = calibrate_criterion(read_labels(args.labels), read_verdicts(args.verdicts),
+                                 criterion_id=args.criterion, unlabeled=unlabeled, method=args.method,
+                                 level=args.level, iterations=args.iterations, seed=args.seed,
+                                 source=args.unlabeled or args.verdicts)
+    return report.to_json_obj()
 
 
 def _print_table(report: dict[str, Any]) -> None:

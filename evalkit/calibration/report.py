@@ -1,0 +1,101 @@
+"""One criterion's calibration, start to finish: the measurement the CLI prints and the notebook draws."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evalkit.calibration.correction import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_METHOD,
+    CorrectedRate,
+    corrected_pass_rate,
+)
+from evalkit.calibration.metrics import DEFAULT_LEVEL, Confusion
+from evalkit.calibration.pairing import (
+    decisive_predictions,
+    pair_labels,
+    select_criterion,
+    unlabeled_verdicts,
+)
+from evalkit.contracts.labels import HumanLabel
+from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.io.errors import InputError
+
+
+@dataclass(frozen=True)
+class CriterionCalibration:
+    """A judge measured on one criterion: splits, dev and test confusion, and the corrected rate."""
+
+    criterion_id: str
+    label_scope: str
+    """``test`` when the labels name splits (only test is measured), else ``all``."""
+    labels_read: int
+    labels_measured: int
+    split_counts: dict[str, dict[str, int]]
+    """split (or ``none``) -> label -> count."""
+    dev: Confusion | None
+    test: Confusion
+    unlabeled_verdicts: int
+    unlabeled_uncertain: int
+    rate: CorrectedRate
+
+    def to_json_obj(self) -> dict[str, Any]:
+        return {"criterionId": self.criterion_id, "labelScope": self.label_scope,
+                "labelsRead": self.labels_read, "labelsMeasured": self.labels_measured,
+                "splits": self.split_counts, "confusion": self.test.to_json_obj(),
+                "devConfusion": self.dev.to_json_obj() if self.dev else None,
+                "unlabeled": {"verdicts": self.unlabeled_verdicts, "uncertain": self.unlabeled_uncertain,
+                              "used": self.rate.n_unlabeled},
+                "correctedPassRate": self.rate.to_json_obj()}
+
+
+def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVerdict], *,
+                        criterion_id: str | None = None,
+                        unlabeled: Sequence[CriterionVerdict] | None = None,
+                        method: str = DEFAULT_METHOD, level: float = DEFAULT_LEVEL,
+                        iterations: int = DEFAULT_ITERATIONS, seed: int = 0,
+                        source: str | None = None) -> CriterionCalibration:
+    """Measure a judge on one criterion and correct its pass rate on unlabeled traces.
+
+    Args:
+        labels: human labels; when they name splits only ``test`` is measured (``dev`` is reported).
+        verdicts: the judge's verdicts on labelled (and, usually, unlabeled) traces.
+        criterion_id: the criterion; may be None when the inputs hold one.
+        unlabeled: the verdicts to correct; default: verdicts on traces without a non-defer label.
+        method, level, iterations, seed: see :func:`corrected_pass_rate`.
+        source: a file name for error messages.
+
+    Raises:
+        InputError: no verdicts, no test labels, or no decisive verdict to correct.
+    """
+    criterion, labels, verdicts = select_criterion(labels, verdicts, criterion_id)
+    if not verdicts:
+        raise InputError(f"no verdicts for criterion {criterion!r}", file=source)
+    split_aware = any(lb.split is not None for lb in labels)
+    measured = [lb for lb in labels if lb.split == "test"] if split_aware else list(labels)
+    if not measured:
+        raise InputError("the labels name splits but none is 'test'; the judge is measured on test",
+                         file=source)
+    pairing = pair_labels(measured, verdicts, criterion_id=criterion)
+    dev_labels = [lb for lb in labels if lb.split == "dev"]
+    dev = Confusion.from_pairing(pair_labels(dev_labels, verdicts, criterion_id=criterion), level) \
+        if dev_labels else None
+    to_correct = [v for v in unlabeled if v.criterion_id == criterion] if unlabeled is not None \
+        else unlabeled_verdicts(verdicts, labels)
+    preds, uncertain = decisive_predictions(to_correct)
+    if not len(preds):
+        raise InputError(f"no pass/fail verdicts on unlabeled traces for criterion {criterion!r} "
+                         f"({uncertain} uncertain); pass the verdicts to correct with --unlabeled "
+                         "(unlabeled= in Python)", file=source)
+    rate = corrected_pass_rate(pairing.human, pairing.judge, preds, method=method, level=level,
+                               iterations=iterations, seed=seed)
+    counts: dict[str, Counter] = {}
+    for lb in labels:
+        counts.setdefault(lb.split or "none", Counter())[lb.label] += 1
+    split_counts = {s: dict(sorted(c.items())) for s, c in sorted(counts.items())}
+    return CriterionCalibration(criterion, "test" if split_aware else "all", len(labels), len(measured),
+                                split_counts, dev, Confusion.from_pairing(pairing, level), len(to_correct),
+                                uncertain, rate)
