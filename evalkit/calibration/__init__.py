@@ -15,8 +15,9 @@ from evalkit.calibration.ledger import LedgerEntry, TestLedger, TestSetAlreadyMe
 from evalkit.calibration.metrics import Confusion, confusion, wilson_interval
 from evalkit.calibration.pairing import Pairing, pair_labels, unlabeled_verdicts
 from evalkit.calibration.planning import LabelPlan, expected_width, plan_labels
+from evalkit.calibration.report import CriterionCalibration, calibrate_criterion, sensitivity
 from evalkit.calibration.splits import DEFAULT_FRACTIONS, LabelSplits, split_labels
-from evalkit.calibration.validation import MIN_LABELS, MIN_RATE, validate_judge
+from evalkit.calibration.validation import MIN_LABELS, MIN_RATE, judge_shortfalls, validate_judge
 
 __all__ = [
     "DEFAULT_FRACTIONS",
@@ -25,6 +26,7 @@ __all__ = [
     "MIN_LABELS",
     "MIN_RATE",
     "Confusion",
+    "CriterionCalibration",
     "CorrectedRate",
     "Kappa",
     "LabelPlan",
@@ -36,15 +38,18 @@ __all__ = [
     "adjusted_wald_interval",
     "annotator_kappa",
     "as_binary",
+    "calibrate_criterion",
     "cohens_kappa",
     "confusion",
     "corrected_pass_rate",
     "expected_width",
+    "judge_shortfalls",
     "pair_labels",
     "plan_labels",
     "read_labels",
     "read_verdicts",
     "rogan_gladen",
+    "sensitivity",
     "split_labels",
     "unlabeled_verdicts",
     "validate_judge",

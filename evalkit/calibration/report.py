@@ -38,6 +38,8 @@ class CriterionCalibration:
     """split (or ``none``) -> label -> count."""
     dev: Confusion | None
     test: Confusion
+    test_trace_ids: tuple[str, ...]
+    """The test traces paired with a decisive verdict (what TPR and TNR were measured on)."""
     unlabeled_verdicts: int
     unlabeled_uncertain: int
     rate: CorrectedRate
@@ -97,5 +99,28 @@ def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[Criteri
         counts.setdefault(lb.split or "none", Counter())[lb.label] += 1
     split_counts = {s: dict(sorted(c.items())) for s, c in sorted(counts.items())}
     return CriterionCalibration(criterion, "test" if split_aware else "all", len(labels), len(measured),
-                                split_counts, dev, Confusion.from_pairing(pairing, level), len(to_correct),
+                                split_counts, dev, Confusion.from_pairing(pairing, level), pairing.trace_ids,
+                                len(to_correct),
                                 uncertain, rate)
+
+
+def sensitivity(p_obs: float, tpr: float, tnr: float, *, spread: float = 0.1,
+                steps: int = 21) -> list[dict[str, float]]:
+    """How the corrected rate moves when TPR or TNR is off by up to ``spread`` (one at a time).
+
+    Returns rows ``{rate: "TPR"|"TNR", assumed, theta}`` (theta None where TPR + TNR <= 1), the
+    material of the "what if the judge is a little better or worse" chart.
+    """
+    from evalkit.calibration.correction import rogan_gladen
+
+    rows = []
+    for i in range(steps):
+        delta = -spread + 2 * spread * i / (steps - 1)
+        for name, t_pr, t_nr in (("TPR", tpr + delta, tnr), ("TNR", tpr, tnr + delta)):
+            assumed = t_pr if name == "TPR" else t_nr
+            if not 0 <= assumed <= 1:
+                continue
+            theta = float(rogan_gladen(p_obs, t_pr, t_nr)) if t_pr + t_nr > 1 else None
+            rows.append({"rate": name, "assumed": round(assumed, 6),
+                         "theta": None if theta is None else round(theta, 6)})
+    return rows

@@ -10,15 +10,10 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from evalkit.calibration.correction import DEFAULT_ITERATIONS, DEFAULT_METHOD, corrected_pass_rate
+from evalkit.calibration.correction import DEFAULT_ITERATIONS, DEFAULT_METHOD
 from evalkit.calibration.ledger import LedgerEntry, TestLedger
 from evalkit.calibration.metrics import DEFAULT_LEVEL, Confusion
-from evalkit.calibration.pairing import (
-    decisive_predictions,
-    pair_labels,
-    select_criterion,
-    unlabeled_verdicts,
-)
+from evalkit.calibration.report import calibrate_criterion
 from evalkit.contracts.labels import ConfidenceInterval, HumanLabel, ValidationResult
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io.errors import InputError
@@ -34,7 +29,8 @@ def _test_set_digest(trace_ids: Sequence[str]) -> str:
     return "sha256:" + hashlib.sha256("\n".join(sorted(trace_ids)).encode()).hexdigest()
 
 
-def _shortfalls(conf: Confusion) -> list[str]:
+def judge_shortfalls(conf: Confusion) -> list[str]:
+    """Why a judge with this test confusion is not validated (empty when it is)."""
     out = []
     if conf.total < MIN_LABELS:
         out.append(f"only {conf.total} usable test labels (need at least {MIN_LABELS})")
@@ -86,20 +82,10 @@ def validate_judge(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVer
     book = TestLedger(ledger)
     book.check(criterion_id, prompt_digest, force=force)
     again = bool(book.previous(criterion_id, prompt_digest))
-    _, labels, verdicts = select_criterion(labels, verdicts, criterion_id)
-    pairing = pair_labels([lb for lb in labels if lb.split == "test"], verdicts, criterion_id=criterion_id)
-    conf = Confusion.from_pairing(pairing, level)
-    if unlabeled is None:
-        unlabeled = unlabeled_verdicts(verdicts, labels)
-    else:
-        unlabeled = [v for v in unlabeled if v.criterion_id == criterion_id]
-    preds, uncertain = decisive_predictions(unlabeled)
-    if not len(preds):
-        raise InputError(f"no pass/fail verdicts on unlabeled traces for criterion {criterion_id!r} "
-                         f"({uncertain} uncertain); the observed pass rate is undefined", path="unlabeled")
-    rate = corrected_pass_rate(pairing.human, pairing.judge, preds, method=method, level=level,
-                               iterations=iterations, seed=seed)
-    shortfalls = _shortfalls(conf)
+    report = calibrate_criterion(labels, verdicts, criterion_id=criterion_id, unlabeled=unlabeled,
+                                 method=method, level=level, iterations=iterations, seed=seed)
+    conf, rate, uncertain = report.test, report.rate, report.unlabeled_uncertain
+    shortfalls = judge_shortfalls(conf)
     notes = [*shortfalls]
     if not rate.valid:
         notes.append(f"correction invalid: {rate.reason}")
@@ -117,6 +103,6 @@ def validate_judge(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVer
         ci=ConfidenceInterval(lo=rate.lower, hi=rate.upper, level=level) if rate.valid else None)
     book.append(LedgerEntry(
         criterion_id=criterion_id, prompt_digest=prompt_digest, judge_model=judge_model,
-        measured_at=measured_at, label_count=conf.total, test_set_digest=_test_set_digest(pairing.trace_ids),
+        measured_at=measured_at, label_count=conf.total, test_set_digest=_test_set_digest(report.test_trace_ids),
         tpr=conf.tpr, tnr=conf.tnr, status=status, forced=again))
     return result
