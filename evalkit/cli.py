@@ -92,6 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_traces_parser(sub)
 
+    from evalkit.analysis.cli import add_analysis_parsers
+
+    add_analysis_parsers(sub)
+
     from evalkit.calibration.cli import add_calibrate_parser
 
     add_calibrate_parser(sub)

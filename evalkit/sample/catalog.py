@@ -73,6 +73,17 @@ SPLIT_SHARES = (("train", 0.15), ("dev", 0.40), ("test", 0.45))
 """Label splits, from the validate-evaluator recipe (train 10-20%, dev and test 40-45% each)."""
 ANNOTATORS = ("support-qa-1", "support-qa-2")
 
+ANNOTATION_BASE_TIME = datetime(2026, 3, 6, 9, 0, 0, tzinfo=UTC)
+"""Error analysis starts here; each review label is stamped this plus simulated reading time."""
+REVIEWERS = ("ana", "ben")
+"""The error-analysis reviewers: the first reviews the sample, the second a subset, for agreement."""
+REVIEWED_TRACES = 120
+"""Traces the first reviewer reads, drawn by ``sample_traces(..., "random", seed)``."""
+SECOND_REVIEWER_TRACES = 40
+"""Of those, how many the second reviewer labels too, so Cohen's kappa can be computed."""
+REVIEW_MISS_RATE = 0.05
+"""Each injected failure mode in a reviewed trace is overlooked with this probability, per reviewer."""
+
 SYSTEM_PROMPT = (
     "You are the support agent of Northwind Goods. State policies only as the knowledge base gives them, "
     f"look an order up before acting on it, issue refunds up to {REFUND_LIMIT:.2f} USD, and hand premium "

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from evalkit.contracts.annotation import Annotation, Taxonomy
 from evalkit.contracts.behavior_tree import BehaviorTree
 from evalkit.contracts.dataset import Dataset
 from evalkit.contracts.flow import ExpectedFlow
@@ -24,6 +25,7 @@ from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io import atomic_write_text, canonical_dumps, canonical_line
 from evalkit.sample.agent import simulate_traces
+from evalkit.sample.annotations import build_taxonomy, simulate_annotations
 from evalkit.sample.judging import simulate_labels, simulate_verdicts
 from evalkit.sample.readme import readme_text, subject_yaml
 from evalkit.sample.specs import build_behavior_tree, build_dataset, build_eval_matrix, build_expected_flow
@@ -82,13 +84,17 @@ def build_sample(seed: int, trace_count: int) -> list[SampleFile]:
     traces = simulate_traces(seed, trace_count)
     labels = simulate_labels(traces, seed)
     verdicts = simulate_verdicts(traces, seed)
-    truth = build_ground_truth(traces, labels, verdicts, seed)
+    annotations = simulate_annotations(traces, seed)
+    truth = build_ground_truth(traces, labels, verdicts, seed, annotations)
     files = [
         _jsonl("traces.jsonl", Trace, sorted(traces, key=lambda t: t.id)),
         _jsonl("human-labels.jsonl", HumanLabel,
                sorted(labels, key=lambda lab: (lab.criterion_id or "", lab.trace_id))),
         _jsonl("criterion-verdicts.jsonl", CriterionVerdict,
                sorted(verdicts, key=lambda v: (v.criterion_id, v.trace_id))),
+        # An append-only store: its order is the order the reviews happened, not sorted.
+        _jsonl("annotations.jsonl", Annotation, annotations),
+        _yaml("failure-modes.yaml", Taxonomy, build_taxonomy()),
         _yaml("eval-matrix.yaml", EvalMatrix, build_eval_matrix()),
         _json("dataset.json", Dataset, build_dataset(seed)),
         _json("expected-flow.json", ExpectedFlow, build_expected_flow()),

@@ -7,16 +7,20 @@ from typing import Any
 import yaml
 
 from evalkit.sample.catalog import (
+    ANNOTATION_BASE_TIME,
     DISPUTE_ESCALATION_THRESHOLD,
     JUDGE_MODEL,
     LABEL_FAIL_SHARE,
     MODEL,
     REFUND_LIMIT,
+    REVIEW_MISS_RATE,
+    REVIEWED_TRACES,
+    REVIEWERS,
     SUBJECT,
 )
 
 # The pipeline notebooks (notebooks/<name>.ipynb) the sample runs; each analysis adds its own here.
-NOTEBOOKS = ["00_overview"]
+NOTEBOOKS = ["00_overview", "02_judge_calibration"]
 
 FILES = (
     ("subject.yaml", "`Subject` (evalkit.contracts.subject)", "Index of this subject: file paths (relative), pinned judge, seed, notebooks."),
@@ -34,6 +38,10 @@ FILES = (
      "Dispatch tool and the producer -> consumer threadings a correct trace shows."),
     ("behavior-tree.json", "`BehaviorTree` (evalkit.contracts.behavior_tree)",
      "Decision points: intent routing, refund approval, billing dispatch, escalation gate."),
+    ("annotations.jsonl", "`Annotation` (evalkit.contracts.annotation)",
+     "Error-analysis store, append-only, in review order: two reviewers' pass/fail, notes and failure modes."),
+    ("failure-modes.yaml", "`Taxonomy` (evalkit.contracts.annotation)",
+     "The four failure modes with definitions and examples, and rules mapping review notes onto them."),
     ("ground-truth.json", "plain JSON", "Realised rates and counts; the tables below are rendered from it."),
 )
 
@@ -49,6 +57,8 @@ def subject_yaml(seed: int) -> str:
         "dataset": "dataset.json",
         "expected_flow": "expected-flow.json",
         "behavior_tree": "behavior-tree.json",
+        "annotations": "annotations.jsonl",
+        "taxonomy": "failure-modes.yaml",
         "judge": {"provider": "simulated", "model": JUDGE_MODEL, "temperature": 0},
         "seed": seed,
         "notebooks": NOTEBOOKS,
@@ -89,6 +99,13 @@ def readme_text(truth: dict[str, Any], trace_count: int, seed: int) -> str:
     judge_table = _table(["criterion", "TPR target", "TPR realised", "TNR target", "TNR realised", "uncertain",
                           "observed pass rate"], judge_rows)
     label_table = _table(["criterion", "split", "pass", "fail", "defer", "total"], label_rows)
+    review = truth["annotations"]
+    first, second = REVIEWERS
+    reviewed = review["reviewers"][first]
+    annotation_rows = [[f"`{m}`", d["injectedInReviewed"], d["annotated"], d["missed"], d["injectedRate"],
+                        d["annotatedRate"]] for m, d in reviewed["failureModes"].items()]
+    annotation_table = _table(["failure mode", "injected (reviewed)", "annotated", "missed", "injected rate",
+                               "annotated rate"], annotation_rows)
     needs = truth["needsEscalation"]
     errors = ", ".join(f"{n} {name}" for name, n in truth["errorObservations"].items()) or "none"
     return f"""# Sample subject: `{SUBJECT}`
@@ -171,4 +188,23 @@ quota: TPR and TNR are conditional on the true class, so this enrichment does no
 labelled pass rate is not the population's (use the unlabelled column above for that). Splits are
 15/40/45 train/dev/test, stratified by label; `defer` labels carry no ground truth.
 
-{label_table}"""
+{label_table}
+### Error analysis
+
+`annotations.jsonl` is an append-only annotation store, in the order the reviews happened. Reviewer
+`{first}` read {reviewed["reviewedTraces"]} traces drawn by `sample_traces(traces, {REVIEWED_TRACES}, "random", {seed})`
+(from {ANNOTATION_BASE_TIME:%Y-%m-%d}), failing each with the modes injected into it (ids as in
+`failure-modes.yaml`: `hallucinated_policy` -> `hallucinated-policy`) and a short note, and passing the
+rest; every injected mode was overlooked with probability {REVIEW_MISS_RATE}, so annotated rates sit a
+little under the injected ones. `firstFailingObs` names the step that made the first mistake (`plan`
+for wrong arguments and missed escalations, `respond` otherwise). Reviewer `{second}` labelled
+{review["sharedTraces"]} of the same traces with an independent miss stream: same
+label on {review["sameLabel"]}, same modes on {review["sameModes"]}. Rates below are over `{first}`'s
+{reviewed["reviewedTraces"]} reviewed traces ({reviewed["fail"]} fail, {reviewed["pass"]} pass).
+
+{annotation_table}
+Try it: `evalkit analysis rates data/sample/annotations.jsonl --taxonomy data/sample/failure-modes.yaml`,
+or `evalkit review build data/sample/traces.jsonl --taxonomy data/sample/failure-modes.yaml
+--hide-metadata injected_failures --hide-metadata dropped_tool --out review.html` to label traces yourself
+(hiding the ground truth the traces carry).
+"""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.contracts.annotation import Annotation
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.sample.agent import applicable_failures
+from evalkit.sample.annotations import mode_id
 from evalkit.sample.catalog import (
     CRITERIA,
     FAILURE_APPLIES_TO,
@@ -16,6 +18,8 @@ from evalkit.sample.catalog import (
     JUDGE_MODEL,
     JUDGE_TARGETS,
     JUDGE_UNCERTAIN_RATE,
+    REVIEW_MISS_RATE,
+    REVIEWERS,
     SPLIT_SHARES,
     SUBJECT,
 )
@@ -76,8 +80,43 @@ def _labels(criterion_id: str, labels: list[HumanLabel]) -> dict[str, Any]:
     return {"total": len(mine), "bySplit": splits}
 
 
+def _annotations(traces: list[Trace], annotations: list[Annotation]) -> dict[str, Any]:
+    """Per reviewer: traces reviewed, and per mode how many reviewed traces had it injected vs annotated."""
+    by_id = {t.id: t for t in traces}
+    out: dict[str, Any] = {}
+    for reviewer in REVIEWERS:
+        mine = [a for a in annotations if a.annotator == reviewer]
+        modes = {}
+        for mode in FAILURE_MODES:
+            injected = sum(1 for a in mine if mode in (by_id[a.trace_id].metadata or {})["injected_failures"])
+            annotated = sum(1 for a in mine if mode_id(mode) in a.modes)
+            modes[mode_id(mode)] = {
+                "injectedInReviewed": injected,
+                "annotated": annotated,
+                "missed": injected - annotated,
+                "injectedRate": _rate(injected, len(mine)),
+                "annotatedRate": _rate(annotated, len(mine)),
+            }
+        out[reviewer] = {
+            "reviewedTraces": len(mine),
+            "fail": sum(1 for a in mine if a.label == "fail"),
+            "pass": sum(1 for a in mine if a.label == "pass"),
+            "failureModes": modes,
+        }
+    first, second = REVIEWERS
+    firsts = {a.trace_id: a for a in annotations if a.annotator == first}
+    seconds = [a for a in annotations if a.annotator == second]
+    return {
+        "missRate": REVIEW_MISS_RATE,
+        "reviewers": out,
+        "sameLabel": sum(1 for a in seconds if firsts[a.trace_id].label == a.label),
+        "sameModes": sum(1 for a in seconds if firsts[a.trace_id].modes == a.modes),
+        "sharedTraces": len(seconds),
+    }
+
+
 def build_ground_truth(traces: list[Trace], labels: list[HumanLabel], verdicts: list[CriterionVerdict],
-                       seed: int) -> dict[str, Any]:
+                       seed: int, annotations: list[Annotation]) -> dict[str, Any]:
     """The machine-readable ground truth the README's tables are rendered from."""
     criteria: dict[str, Any] = {}
     for criterion_id, mode in sorted(CRITERIA.items()):
@@ -106,6 +145,7 @@ def build_ground_truth(traces: list[Trace], labels: list[HumanLabel], verdicts: 
         "needsEscalation": sum(1 for t in traces if (t.metadata or {}).get("needs_escalation")),
         "failureModes": _failure_modes(traces),
         "criteria": criteria,
+        "annotations": _annotations(traces, annotations),
     }
 
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from evalkit.analysis import modes_for_note, sample_traces
+from evalkit.contracts.annotation import Annotation, Taxonomy
 from evalkit.contracts.behavior_tree import BehaviorTree
 from evalkit.contracts.dataset import Dataset
 from evalkit.contracts.flow import ExpectedFlow
@@ -23,7 +25,15 @@ from evalkit.io import canonical_dumps, canonical_line, iter_jsonl_strict, read_
 from evalkit.io.documents import read_document
 from evalkit.sample import build_sample, write_sample
 from evalkit.sample.__main__ import main
-from evalkit.sample.catalog import FAILURE_RATES, JUDGE_TARGETS, POLICIES
+from evalkit.sample.catalog import (
+    FAILURE_MODES,
+    FAILURE_RATES,
+    JUDGE_TARGETS,
+    POLICIES,
+    REVIEW_MISS_RATE,
+    REVIEWED_TRACES,
+    SECOND_REVIEWER_TRACES,
+)
 from evalkit.sample.specs import case_id
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,9 +42,9 @@ MIN_THREAD_LEN = 12  # mutagent's DEFAULT_MIN_THREAD_LEN: shorter values are not
 ORDER_ID = re.compile(r"ORD-\d{4}-\d{6}")
 
 JSONL_CONTRACTS = {"traces.jsonl": Trace, "human-labels.jsonl": HumanLabel,
-                   "criterion-verdicts.jsonl": CriterionVerdict}
+                   "criterion-verdicts.jsonl": CriterionVerdict, "annotations.jsonl": Annotation}
 DOC_CONTRACTS = {"eval-matrix.yaml": EvalMatrix, "dataset.json": Dataset, "expected-flow.json": ExpectedFlow,
-                 "behavior-tree.json": BehaviorTree}
+                 "behavior-tree.json": BehaviorTree, "failure-modes.yaml": Taxonomy}
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +102,7 @@ def test_two_generations_are_byte_identical(tmp_path, capsys):
     assert "wrote " in printed and "traces.jsonl (300 records" in printed
     names = sorted(p.name for p in a.iterdir())
     assert names == sorted(p.name for p in b.iterdir())
-    assert len(names) == 10
+    assert len(names) == 12
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
@@ -124,7 +134,8 @@ def test_every_file_of_a_small_run_validates_against_its_contract(tmp_path):
         if name.endswith(".json"):
             assert canonical_dumps(model.to_json_obj()) == (tmp_path / name).read_text(encoding="utf-8")
     subject = read_document(tmp_path / "subject.yaml")
-    for key in ("traces", "labels", "verdicts", "eval_matrix", "dataset", "expected_flow", "behavior_tree"):
+    for key in ("traces", "labels", "verdicts", "eval_matrix", "dataset", "expected_flow", "behavior_tree",
+                "annotations", "taxonomy"):
         assert (tmp_path / subject[key]).is_file(), key
     assert subject["judge"] == {"provider": "simulated", "model": "sim-judge-2026-01", "temperature": 0}
     assert subject["seed"] == 7
@@ -320,3 +331,57 @@ def test_the_committed_sample_matches_a_fresh_generation():
     for name, data in fresh.items():
         assert committed[name] == data, f"data/sample/{name} differs: run `python -m evalkit.sample`"
     assert sum(len(d) for d in committed.values()) < 2_000_000
+
+
+def test_annotations_review_a_seeded_random_sample_truthfully(default_dir):
+    traces = {t.id: t for t in _traces(default_dir)}
+    records = [Annotation.model_validate(r) for r in _records(default_dir, "annotations.jsonl")]
+    ana = [a for a in records if a.annotator == "ana"]
+    ben = [a for a in records if a.annotator == "ben"]
+    assert records == ana + ben  # the store's order is the order the reviews happened
+    drawn = sample_traces(list(traces.values()), REVIEWED_TRACES, "random", 7)
+    assert [a.trace_id for a in ana] == [t.id for t in drawn]
+    assert len(ben) == SECOND_REVIEWER_TRACES and {a.trace_id for a in ben} < {a.trace_id for a in ana}
+    for reviewer in (ana, ben):
+        assert [a.at for a in reviewer] == sorted(a.at for a in reviewer)
+    missed = injected_total = 0
+    for a in records:
+        trace = traces[a.trace_id]
+        injected = [m.replace("_", "-") for m in FAILURE_MODES if m in trace.metadata["injected_failures"]]
+        assert set(a.modes) <= set(injected), a
+        assert a.label == ("fail" if a.modes else "pass"), a
+        missed += len(injected) - len(a.modes)
+        injected_total += len(injected)
+        if a.label == "fail":
+            first = next(o for o in trace.observations if o.id == a.first_failing_obs)
+            assert first.name in ("plan", "respond")
+    assert injected_total >= 30
+    assert missed <= max(3, 3 * REVIEW_MISS_RATE * injected_total)
+
+
+def test_taxonomy_rules_map_every_review_note_back_to_its_modes(default_dir):
+    taxonomy = Taxonomy.model_validate(read_document(default_dir / "failure-modes.yaml"))
+    assert taxonomy.mode_ids() == [m.replace("_", "-") for m in FAILURE_MODES]
+    for r in _records(default_dir, "annotations.jsonl"):
+        annotation = Annotation.model_validate(r)
+        assert modes_for_note(annotation.note, taxonomy) == annotation.modes, annotation
+
+
+def test_ground_truth_counts_the_annotations(default_dir):
+    traces = {t.id: t for t in _traces(default_dir)}
+    truth = read_json_strict(default_dir / "ground-truth.json")["annotations"]
+    records = _records(default_dir, "annotations.jsonl")
+    readme = (default_dir / "README.md").read_text(encoding="utf-8")
+    assert truth["missRate"] == REVIEW_MISS_RATE
+    for reviewer, info in truth["reviewers"].items():
+        mine = [r for r in records if r["annotator"] == reviewer]
+        assert info["reviewedTraces"] == len(mine)
+        assert info["fail"] == sum(r["label"] == "fail" for r in mine)
+        for mode, row in info["failureModes"].items():
+            injected = sum(mode.replace("-", "_") in traces[r["traceId"]].metadata["injected_failures"] for r in mine)
+            annotated = sum(mode in r["modes"] for r in mine)
+            assert (row["injectedInReviewed"], row["annotated"]) == (injected, annotated)
+            assert row["annotatedRate"] == round(annotated / len(mine), 4)
+            if reviewer == "ana":
+                assert f"| `{mode}` | {injected} | {annotated} | {injected - annotated} | " \
+                       f"{row['injectedRate']:.4f} | {row['annotatedRate']:.4f} |" in readme

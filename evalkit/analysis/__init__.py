@@ -1,0 +1,65 @@
+"""Error analysis: sample traces, label them (pass/fail/defer, notes, failure modes), rank the modes.
+
+Read traces, write what went wrong (open coding), group the notes into failure modes (axial coding),
+label every trace for each mode, rank the modes by rate, and stop once new traces stop revealing new
+modes (saturation). Labels live in an append-only store; the review page makes labelling fast.
+"""
+
+from evalkit.analysis.agreement import AnnotatorAgreement, Kappa, annotator_agreement, cohens_kappa
+from evalkit.analysis.breakdown import mode_cooccurrence, modes_by
+from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
+from evalkit.analysis.features import trace_features
+from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
+from evalkit.analysis.review import render_review, review_key, write_review
+from evalkit.analysis.sampling import STRATEGIES, sample_traces
+from evalkit.analysis.saturation import SATURATION_WINDOW, Saturation, SaturationPoint, saturation_curve
+from evalkit.analysis.store import StoreContents, append_annotations, labels_of, latest, read_store
+from evalkit.analysis.taxonomy import (
+    axial_code,
+    check_modes,
+    modes_for_note,
+    read_taxonomy,
+    uncoded_fails,
+    unknown_modes,
+)
+from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
+
+__all__ = [
+    "SATURATION_WINDOW",
+    "STRATEGIES",
+    "Annotation",
+    "AnnotatorAgreement",
+    "FailureMode",
+    "FailureRates",
+    "ImportResult",
+    "Kappa",
+    "ModeRate",
+    "ReviewExport",
+    "Saturation",
+    "SaturationPoint",
+    "StoreContents",
+    "Taxonomy",
+    "annotator_agreement",
+    "append_annotations",
+    "axial_code",
+    "check_modes",
+    "cohens_kappa",
+    "failure_mode_rates",
+    "import_review_export",
+    "labels_of",
+    "latest",
+    "mode_cooccurrence",
+    "modes_by",
+    "modes_for_note",
+    "read_review_export",
+    "read_store",
+    "read_taxonomy",
+    "render_review",
+    "review_key",
+    "sample_traces",
+    "saturation_curve",
+    "trace_features",
+    "uncoded_fails",
+    "unknown_modes",
+    "write_review",
+]

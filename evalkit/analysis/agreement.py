@@ -1,0 +1,95 @@
+"""Do two annotators see the same failures? Cohen's kappa on the traces both of them labelled.
+
+Kappa corrects raw agreement for the agreement two annotators would reach by chance given how often
+each says pass or fail: with 90% passing traces, two people agree 82% of the time by luck alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from evalkit.analysis.store import latest
+from evalkit.contracts.annotation import Annotation, Taxonomy
+from evalkit.io.errors import InputError
+
+
+@dataclass(frozen=True)
+class Kappa:
+    """Agreement on one question (``label``, or whether a trace shows one failure mode)."""
+
+    about: str
+    traces: int
+    observed: float | None
+    expected: float | None
+    kappa: float | None
+    """None when undefined: no shared traces, or chance agreement is already 1 (one category only)."""
+
+
+@dataclass(frozen=True)
+class AnnotatorAgreement:
+    """Two annotators' agreement on pass/fail and on each failure mode."""
+
+    annotators: tuple[str, str]
+    shared_traces: int
+    deferred: int
+    """Shared traces left out because at least one of the two deferred."""
+    label: Kappa
+    modes: list[Kappa]
+
+    def to_json_obj(self) -> dict[str, Any]:
+        """A JSON-ready dict (snake_case keys)."""
+        return asdict(self) | {"annotators": list(self.annotators)}
+
+
+def cohens_kappa(pairs: Sequence[tuple[Hashable, Hashable]], about: str = "label") -> Kappa:
+    """Cohen's kappa (Cohen 1960) for paired ratings ``(first annotator's, second annotator's)``."""
+    n = len(pairs)
+    if n == 0:
+        return Kappa(about, 0, None, None, None)
+    observed = sum(1 for a, b in pairs if a == b) / n
+    first: dict[Hashable, int] = {}
+    second: dict[Hashable, int] = {}
+    for a, b in pairs:
+        first[a] = first.get(a, 0) + 1
+        second[b] = second.get(b, 0) + 1
+    expected = sum(first[c] * second.get(c, 0) for c in first) / (n * n)
+    kappa = None if expected >= 1 else (observed - expected) / (1 - expected)
+    return Kappa(about, n, observed, expected, kappa)
+
+
+def annotator_agreement(annotations: Sequence[Annotation], first: str, second: str,
+                        taxonomy: Taxonomy | None = None) -> AnnotatorAgreement:
+    """Kappa between two annotators' latest labels where both labelled the same traces.
+
+    Pass/fail agreement leaves out traces either annotator deferred. Per-mode agreement asks, on the
+    same traces, whether each annotator tagged the mode (a pass tags none).
+
+    Args:
+        annotations: store records in file order.
+        first: one annotator.
+        second: the other.
+        taxonomy: the modes to report; without one, every mode either annotator used.
+
+    Raises:
+        InputError: an annotator with no labels, or the same annotator twice.
+    """
+    if first == second:
+        raise InputError(f"agreement needs two different annotators (got {first!r} twice)", path="annotators")
+    mine = {name: {a.trace_id: a for a in latest(annotations, name)} for name in (first, second)}
+    for name, labels in mine.items():
+        if not labels:
+            raise InputError(f"no annotations by {name!r}", path="annotators")
+    shared = [t for t in mine[first] if t in mine[second]]
+    decided = [t for t in shared if mine[first][t].label != "defer" and mine[second][t].label != "defer"]
+    pairs = [(mine[first][t], mine[second][t]) for t in decided]
+    if taxonomy is not None:
+        modes = taxonomy.mode_ids()
+    else:
+        modes = sorted({m for pair in pairs for a in pair for m in a.modes})
+    return AnnotatorAgreement(
+        annotators=(first, second), shared_traces=len(shared), deferred=len(shared) - len(decided),
+        label=cohens_kappa([(a.label, b.label) for a, b in pairs]),
+        modes=[cohens_kappa([(m in a.modes, m in b.modes) for a, b in pairs], about=m) for m in modes],
+    )

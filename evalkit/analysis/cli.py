@@ -1,0 +1,246 @@
+"""``evalkit sample``, ``evalkit analysis rates|saturation|agreement``, ``evalkit review build``,
+``evalkit labels import``: thin wrappers over :mod:`evalkit.analysis`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from evalkit.io.errors import InputError
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _read_verdicts(path: str):
+    from evalkit.contracts.verdict import CriterionVerdict
+    from evalkit.io.documents import read_records
+    from evalkit.validation import validate_value
+
+    out = []
+    for record in read_records(path):
+        values = record.value if isinstance(record.value, list) else [record.value]
+        for value in values:
+            verdict, problems = validate_value(CriterionVerdict, value, file=path, line=record.line)
+            if problems:
+                raise problems[0]
+            out.append(verdict)
+    return out
+
+
+def _read_annotations(path: str):
+    from evalkit.analysis.store import read_store
+
+    if not Path(path).exists():
+        raise InputError("annotation store not found", file=path)
+    contents = read_store(path)
+    if contents.torn:
+        lines = ", ".join(str(n) for n in contents.torn_lines)
+        print(f"warning: {path}: skipped {_plural(contents.torn, 'line')} cut short by an interrupted write "
+              f"(line {lines})", file=sys.stderr)
+    return contents.annotations
+
+
+def _taxonomy(path: str | None):
+    from evalkit.analysis.taxonomy import read_taxonomy
+
+    return read_taxonomy(path) if path else None
+
+
+def _cmd_sample(args: argparse.Namespace) -> int:
+    from evalkit.analysis.sampling import sample_traces
+    from evalkit.traces import load, write_jsonl
+
+    if Path(args.out).suffix.lower() != ".jsonl":
+        raise InputError("output must end in .jsonl", file=args.out)
+    traces = load(args.traces, args.format)
+    verdicts = _read_verdicts(args.verdicts) if args.verdicts else None
+    chosen = sample_traces(traces, args.n, args.strategy, args.seed, by=args.by, verdicts=verdicts)
+    write_jsonl(chosen, args.out)
+    print(f"sampled {len(chosen)} of {_plural(len(traces), 'trace')} ({args.strategy}, seed {args.seed}) "
+          f"into {args.out}, in review order")
+    if len(chosen) < min(args.n, len(traces)):
+        print(f"note: only {len(chosen)} traces qualify for {args.strategy} sampling (asked for {args.n})",
+              file=sys.stderr)
+    return 0
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f}%"
+
+
+def _cmd_rates(args: argparse.Namespace) -> int:
+    from evalkit.analysis.rates import failure_mode_rates
+    from evalkit.io.canonical import canonical_dumps
+
+    rates = failure_mode_rates(_read_annotations(args.store), _taxonomy(args.taxonomy), args.annotator, args.level)
+    if args.json:
+        sys.stdout.write(canonical_dumps(rates.to_json_obj()))
+        return 0
+    print(f"annotator {rates.annotator}: {rates.reviewed} reviewed ({rates.failed} fail, {rates.passed} pass), "
+          f"{rates.deferred} deferred")
+    width = max([len("failure mode"), *(len(r.mode) for r in rates.modes)])
+    level = f"{round(100 * rates.level)}% CI"
+    print(f"  {'failure mode':<{width}}  {'count':>5}  {'rate':>6}  {level}")
+    for r in rates.modes:
+        print(f"  {r.mode:<{width}}  {r.count:>5}  {_pct(r.rate):>6}  [{_pct(r.lo)}, {_pct(r.hi)}]")
+    if rates.untagged_fails:
+        print(f"{_plural(rates.untagged_fails, 'fail')} name no failure mode yet")
+    return 0
+
+
+def _cmd_saturation(args: argparse.Namespace) -> int:
+    from evalkit.analysis.saturation import saturation_curve
+    from evalkit.io.canonical import canonical_dumps
+
+    curve = saturation_curve(_read_annotations(args.store), args.annotator, args.window)
+    if args.json:
+        sys.stdout.write(canonical_dumps(curve.to_json_obj()))
+        return 0
+    distinct = curve.points[-1].distinct if curve.points else 0
+    print(f"annotator {curve.annotator}: {_plural(distinct, 'failure mode')} in "
+          f"{_plural(len(curve.points), 'trace')} reviewed; last new mode at trace {curve.last_new_at}")
+    for p in curve.points:
+        if p.new:
+            print(f"  {p.reviewed:>5}  {p.trace_id}  +{', '.join(p.new)}")
+    verdict = "saturated" if curve.saturated else "not saturated"
+    print(f"{verdict}: {curve.since_last_new} traces since the last new mode (window {curve.window})")
+    return 0
+
+
+def _kappa(x: float | None) -> str:
+    return "undefined" if x is None else f"{x:.3f}"
+
+
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    from evalkit.analysis.agreement import annotator_agreement
+    from evalkit.io.canonical import canonical_dumps
+
+    result = annotator_agreement(_read_annotations(args.store), args.first, args.second, _taxonomy(args.taxonomy))
+    if args.json:
+        sys.stdout.write(canonical_dumps(result.to_json_obj()))
+        return 0
+    print(f"{args.first} and {args.second}: {_plural(result.shared_traces, 'shared trace')}, "
+          f"{result.deferred} left out for a defer")
+    width = max([len("pass/fail"), *(len(k.about) for k in result.modes)])
+    for name, k in (("pass/fail", result.label), *((k.about, k) for k in result.modes)):
+        print(f"  {name:<{width}}  kappa {_kappa(k.kappa):>9}  (agree on {_pct(k.observed)})")
+    return 0
+
+
+def _cmd_review_build(args: argparse.Namespace) -> int:
+    from evalkit.analysis.review import write_review
+    from evalkit.traces import load
+
+    traces = load(args.traces, args.format)
+    annotations = _read_annotations(args.labels) if args.labels else []
+    path = write_review(args.out, traces, annotations=annotations, taxonomy=_taxonomy(args.taxonomy),
+                        annotator=args.annotator, title=args.title or Path(args.traces).name,
+                        hide_metadata=args.hide_metadata or ())
+    print(f"review page for {_plural(len(traces), 'trace')}: {path}")
+    return 0
+
+
+def _cmd_labels_import(args: argparse.Namespace) -> int:
+    from evalkit.analysis.exports import import_review_export, read_review_export
+
+    export, problems = read_review_export(args.export)
+    for problem in problems:
+        print(problem.render(), file=sys.stderr)
+    if export is None:
+        print(f"{args.export}: not imported ({_plural(len(problems), 'problem')})", file=sys.stderr)
+        return 1
+    result = import_review_export(export, args.into, _taxonomy(args.taxonomy), source=args.export)
+    if result.torn_lines:
+        print(f"warning: {args.into}: {_plural(len(result.torn_lines), 'line')} cut short by an interrupted "
+              "write were kept as they are and skipped", file=sys.stderr)
+    print(f"appended {_plural(result.appended, 'annotation')} by {export.annotator} to {args.into}"
+          + (f" ({result.unchanged} already there)" if result.unchanged else ""))
+    return 0
+
+
+def add_analysis_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add ``sample``, ``analysis``, ``review`` and ``labels`` to the ``evalkit`` command."""
+    from evalkit.analysis.sampling import STRATEGIES
+    from evalkit.analysis.saturation import SATURATION_WINDOW
+    from evalkit.traces.formats import FORMATS
+
+    formats = ["auto", *FORMATS]
+
+    p = sub.add_parser("sample", help="pick traces to review: random, stratified, outlier, failure-driven, uncertainty",
+                       description="Choose N traces to read first and write them, in review order, as evalkit "
+                                   "JSONL. The same seed always picks the same traces.")
+    p.add_argument("traces", metavar="TRACES", help="trace file (any format evalkit reads)")
+    p.add_argument("--n", type=int, required=True, metavar="N", help="how many traces to pick")
+    p.add_argument("--strategy", choices=STRATEGIES, default="random", help="how to pick (default: random)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--by", metavar="FIELD", help="stratified: a metadata field, or tools, name, tool_calls, has_error")
+    p.add_argument("--verdicts", metavar="FILE", help="judge verdicts (JSONL): required for uncertainty, "
+                                                      "counted by failure-driven")
+    p.add_argument("--format", choices=formats, default="auto", help="trace format (default: sniffed)")
+    p.add_argument("--out", required=True, metavar="FILE", help="output .jsonl")
+    p.set_defaults(func=_cmd_sample)
+
+    analysis = sub.add_parser("analysis", help="failure-mode rates, saturation and annotator agreement",
+                              description="Analyse an annotation store (JSONL of annotations).")
+    asub = analysis.add_subparsers(dest="analysis_command", metavar="COMMAND", required=True)
+    p = asub.add_parser("rates", help="failure rate per mode with Wilson intervals, most frequent first",
+                        description="The share of reviewed traces showing each failure mode (latest label per "
+                                    "trace; defer left out), with Wilson score intervals.")
+    p.add_argument("store", metavar="STORE")
+    p.add_argument("--taxonomy", metavar="FILE", help="failure-mode taxonomy: list every mode, roll up parents")
+    p.add_argument("--annotator", help="whose labels (default: the annotator with the most)")
+    p.add_argument("--level", type=float, default=0.95, help="confidence level (default 0.95)")
+    p.add_argument("--json", action="store_true", help="print the rates as JSON")
+    p.set_defaults(func=_cmd_rates)
+
+    p = asub.add_parser("saturation", help="distinct failure modes against traces reviewed",
+                        description="Whether new traces still reveal new failure modes; saturated when none "
+                                    f"appeared in the last {SATURATION_WINDOW} traces reviewed.")
+    p.add_argument("store", metavar="STORE")
+    p.add_argument("--annotator", help="whose labels (default: the annotator with the most)")
+    p.add_argument("--window", type=int, default=SATURATION_WINDOW,
+                   help=f"traces without a new mode that count as saturation (default {SATURATION_WINDOW})")
+    p.add_argument("--json", action="store_true", help="print the curve as JSON")
+    p.set_defaults(func=_cmd_saturation)
+
+    p = asub.add_parser("agreement", help="Cohen's kappa between two annotators on the traces both labelled",
+                        description="Agreement on pass/fail and on each failure mode, corrected for chance.")
+    p.add_argument("store", metavar="STORE")
+    p.add_argument("first", metavar="ANNOTATOR")
+    p.add_argument("second", metavar="OTHER")
+    p.add_argument("--taxonomy", metavar="FILE", help="failure-mode taxonomy: report every mode")
+    p.add_argument("--json", action="store_true", help="print the agreement as JSON")
+    p.set_defaults(func=_cmd_agreement)
+
+    review = sub.add_parser("review", help="build a self-contained HTML page for labelling traces",
+                            description="Review traces in a browser, offline.")
+    rsub = review.add_subparsers(dest="review_command", metavar="COMMAND", required=True)
+    p = rsub.add_parser("build", help="write review.html for a trace file",
+                        description="Write one self-contained HTML file: each trace readable, pass/fail/defer, "
+                                    "notes, failure-mode tags, keyboard shortcuts, autosave in the browser and "
+                                    "an export for `evalkit labels import`.")
+    p.add_argument("traces", metavar="TRACES", help="trace file, in the order to review")
+    p.add_argument("--labels", metavar="STORE", help="annotation store whose latest labels are preloaded")
+    p.add_argument("--taxonomy", metavar="FILE", help="failure modes offered as tags")
+    p.add_argument("--annotator", help="your name, on exported labels (default: the store's main annotator)")
+    p.add_argument("--title", help="page title (default: the trace file's name)")
+    p.add_argument("--hide-metadata", action="append", metavar="KEY",
+                   help="leave this trace metadata field off the page (repeatable), e.g. ground truth")
+    p.add_argument("--format", choices=formats, default="auto", help="trace format (default: sniffed)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    p.set_defaults(func=_cmd_review_build)
+
+    labels = sub.add_parser("labels", help="bring review-page exports into an annotation store",
+                            description="Manage the append-only annotation store.")
+    lsub = labels.add_subparsers(dest="labels_command", metavar="COMMAND", required=True)
+    p = lsub.add_parser("import", help="validate a review export and append it to a store",
+                        description="Check a review page's export against its contract and append its "
+                                    "annotations to the store; records equal to the latest stored ones are "
+                                    "skipped, nothing stored is ever rewritten.")
+    p.add_argument("export", metavar="EXPORT", help="the JSON file the review page downloaded")
+    p.add_argument("--into", required=True, metavar="STORE", help="annotation store (JSONL; created when missing)")
+    p.add_argument("--taxonomy", metavar="FILE", help="refuse failure modes this taxonomy lacks")
+    p.set_defaults(func=_cmd_labels_import)

@@ -1,0 +1,62 @@
+"""Bringing labels made on a review page into the annotation store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.analysis.store import append_annotations, latest, read_store
+from evalkit.analysis.taxonomy import check_modes
+from evalkit.contracts.annotation import ReviewExport, Taxonomy
+from evalkit.io.documents import read_records
+from evalkit.io.errors import InputError
+from evalkit.validation import validate_value
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did: records appended, records already in the store as they are, cut lines seen."""
+
+    appended: int
+    unchanged: int
+    torn_lines: list[int]
+
+
+def read_review_export(path: str | Path) -> tuple[ReviewExport | None, list[InputError]]:
+    """Read and validate a review export; the export, or None and every problem, located.
+
+    Raises:
+        InputError: the file cannot be read or is not JSON.
+    """
+    records = read_records(path, "json")
+    return validate_value(ReviewExport, records[0].value, file=str(path))
+
+
+def import_review_export(export: ReviewExport, store: str | Path, taxonomy: Taxonomy | None = None,
+                         *, source: str | None = None) -> ImportResult:
+    """Append an export's annotations to the store, skipping those equal to the latest stored record.
+
+    Importing the same export twice therefore appends nothing the second time.
+
+    Args:
+        export: a validated export.
+        store: the annotation store (created when missing).
+        taxonomy: when given, every failure mode must be one of its modes.
+        source: the export's file name, for error messages.
+
+    Raises:
+        InputError: a mode the taxonomy lacks, or a store that cannot be read or written.
+    """
+    if taxonomy is not None:
+        check_modes(export.annotations, taxonomy, file=source)
+    contents = read_store(store)
+    # Compare full dumps, so an absent ``modes`` and an explicit empty list count as the same record.
+    current = {(a.trace_id, a.annotator): a.model_dump(mode="json") for a in latest(contents.annotations)}
+    new = []
+    for annotation in export.annotations:
+        obj = annotation.model_dump(mode="json")
+        if current.get((annotation.trace_id, annotation.annotator)) != obj:
+            new.append(annotation)
+            current[(annotation.trace_id, annotation.annotator)] = obj
+    appended = append_annotations(store, new)
+    return ImportResult(appended, len(export.annotations) - appended, contents.torn_lines)

@@ -1,0 +1,115 @@
+"""``review.html``: one self-contained page for reading traces and labelling them, offline, in a browser.
+
+The page renders one trace at a time (the conversation, tool calls with arguments and results, a
+collapsible observation tree with errors highlighted) next to pass/fail/defer buttons, a note box and
+failure-mode tags. Labels autosave in the browser's localStorage under a key derived from the trace
+ids, and the export button downloads them as a :class:`ReviewExport` for ``evalkit labels import``.
+
+Everything taken from traces reaches the page as JSON inside a script element (``script_json``) and is
+put into the document with ``textContent``, never as markup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from evalkit.analysis.store import labels_of, latest
+from evalkit.analysis.taxonomy import check_modes
+from evalkit.contracts.annotation import REVIEW_EXPORT_FORMAT, Annotation, Taxonomy
+from evalkit.contracts.trace import Trace
+from evalkit.io.atomic import atomic_write_text
+from evalkit.io.errors import InputError
+from evalkit.report.html import script_json
+
+STORAGE_PREFIX = "evalkit-review:"
+
+
+def review_key(trace_ids: Sequence[str]) -> str:
+    """The localStorage key of a review page: a digest of its trace ids, so two pages never share labels."""
+    digest = hashlib.sha256("\n".join(trace_ids).encode("utf-8")).hexdigest()
+    return STORAGE_PREFIX + digest[:16]
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("evalkit.analysis", "templates"),
+        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+    )
+
+
+def _mode_tags(taxonomy: Taxonomy | None, labels: Sequence[Annotation]) -> list[dict[str, Any]]:
+    if taxonomy is not None:
+        return [{"id": m.id, "name": m.name, "definition": m.definition, "examples": m.examples}
+                for m in taxonomy.modes]
+    used = sorted({m for a in labels for m in a.modes})
+    return [{"id": m, "name": m, "definition": "", "examples": []} for m in used]
+
+
+def _trace_payload(trace: Trace, hide_metadata: Sequence[str]) -> dict[str, Any]:
+    obj = trace.to_json_obj()
+    if hide_metadata and isinstance(obj.get("metadata"), dict):
+        obj["metadata"] = {k: v for k, v in obj["metadata"].items() if k not in hide_metadata}
+    return obj
+
+
+def _preloaded(labels: Sequence[Annotation], trace_ids: set[str]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for a in labels:
+        if a.trace_id in trace_ids:
+            out[a.trace_id] = {"label": a.label, "note": a.note or "", "modes": list(a.modes),
+                               "firstFailingObs": a.first_failing_obs, "at": a.at}
+    return out
+
+
+def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] = (),
+                  taxonomy: Taxonomy | None = None, annotator: str | None = None, title: str | None = None,
+                  hide_metadata: Sequence[str] = ()) -> str:
+    """The HTML of a review page.
+
+    Args:
+        traces: the traces to review, in review order (ids must be unique).
+        annotations: store records; the annotator's latest label per trace is preloaded.
+        taxonomy: the failure modes offered as tags (keys 1-9 toggle the first nine); without one,
+            the modes the preloaded labels use.
+        annotator: whose labels to preload and whom the export names (editable on the page); by
+            default the annotator with the most labels in ``annotations``.
+        title: shown in the page header.
+        hide_metadata: metadata fields to leave out of the page (ground truth a reviewer must not see).
+
+    Raises:
+        InputError: no traces, duplicate trace ids, or labels naming modes the taxonomy lacks.
+    """
+    if not traces:
+        raise InputError("no traces to review", path="traces")
+    ids = [t.id for t in traces]
+    if len(set(ids)) != len(ids):
+        dup = next(i for i in ids if ids.count(i) > 1)
+        raise InputError(f"duplicate trace id {dup!r}", path="traces")
+    if annotator is not None:
+        who, labels = annotator, latest(annotations, annotator)
+    else:
+        who, labels = labels_of(annotations)
+    if taxonomy is not None:
+        check_modes(labels, taxonomy)
+    data = {
+        "storageKey": review_key(ids),
+        "format": REVIEW_EXPORT_FORMAT,
+        "annotator": who or "",
+        "modes": _mode_tags(taxonomy, labels),
+        "preloaded": _preloaded(labels, set(ids)),
+        "traces": [_trace_payload(t, hide_metadata) for t in traces],
+    }
+    template = _environment().get_template("review.html.j2")
+    return template.render(title=title or f"{len(traces)} traces", count=len(traces), data=script_json(data))
+
+
+def write_review(out: str | Path, traces: Sequence[Trace], **options: Any) -> Path:
+    """Write the review page atomically (see :func:`render_review` for the options); returns its path."""
+    path = Path(out)
+    atomic_write_text(path, render_review(traces, **options))
+    return path

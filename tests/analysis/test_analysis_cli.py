@@ -1,0 +1,151 @@
+"""The analysis commands end to end on real files: sample, analysis rates/saturation/agreement, labels import."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from analysis_builders import make_trace, note
+
+from evalkit.analysis import append_annotations, read_store
+from evalkit.analysis.cli import add_analysis_parsers
+from evalkit.io.errors import InputError
+from evalkit.io.strict_json import read_json_strict
+from evalkit.traces import load, write_jsonl
+
+SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    """Parse with the analysis commands only (as ``evalkit`` wires them) and run; errors as the CLI shows them."""
+    parser = argparse.ArgumentParser(prog="evalkit")
+    add_analysis_parsers(parser.add_subparsers(dest="command"))
+    args = parser.parse_args([str(a) for a in argv])
+    capsys.readouterr()
+    try:
+        code = args.func(args)
+    except InputError as exc:
+        print(f"error: {exc.render()}", file=sys.stderr)
+        code = 1
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def traces_file(tmp_path) -> Path:
+    traces = [make_trace(f"t{i:02d}", metadata={"intent": "refund" if i % 3 else "status"}) for i in range(30)]
+    traces.append(make_trace("broken", failed_tools=1))
+    path = tmp_path / "traces.jsonl"
+    write_jsonl(traces, path)
+    return path
+
+
+def test_sample_writes_the_chosen_traces_in_review_order(capsys, traces_file, tmp_path):
+    out = tmp_path / "picked.jsonl"
+    code, printed, _ = run(capsys, "sample", traces_file, "--n", "8", "--strategy", "stratified", "--by", "intent",
+                           "--seed", "4", "--out", out)
+    assert code == 0 and "sampled 8 of 31 traces (stratified, seed 4)" in printed
+    picked = load(out)
+    assert [t.metadata.get("intent", "(missing)") for t in picked][:3] == ["(missing)", "refund", "status"]
+    again = tmp_path / "again.jsonl"
+    run(capsys, "sample", traces_file, "--n", "8", "--strategy", "stratified", "--by", "intent", "--seed", "4",
+        "--out", again)
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_sample_says_when_fewer_traces_qualify(capsys, traces_file, tmp_path):
+    code, _, err = run(capsys, "sample", traces_file, "--n", "5", "--strategy", "failure-driven",
+                       "--out", tmp_path / "f.jsonl")
+    assert code == 0 and "only 1 traces qualify for failure-driven sampling" in err
+    assert [t.id for t in load(tmp_path / "f.jsonl")] == ["broken"]
+    code, _, err = run(capsys, "sample", traces_file, "--n", "5", "--strategy", "uncertainty",
+                       "--out", tmp_path / "u.jsonl")
+    assert code == 1 and "verdicts" in err
+    code, _, err = run(capsys, "sample", traces_file, "--n", "5", "--out", tmp_path / "u.json")
+    assert code == 1 and "must end in .jsonl" in err
+
+
+def test_rates_on_the_sample_match_its_ground_truth(capsys):
+    code, printed, _ = run(capsys, "analysis", "rates", SAMPLE / "annotations.jsonl", "--taxonomy",
+                           SAMPLE / "failure-modes.yaml", "--json")
+    assert code == 0
+    rates = json.loads(printed)
+    truth = read_json_strict(SAMPLE / "ground-truth.json")["annotations"]["reviewers"]["ana"]
+    assert rates["annotator"] == "ana" and rates["reviewed"] == truth["reviewedTraces"]
+    assert {r["mode"]: r["count"] for r in rates["modes"]} == {
+        m: row["annotated"] for m, row in truth["failureModes"].items()}
+    assert [r["count"] for r in rates["modes"]] == sorted((r["count"] for r in rates["modes"]), reverse=True)
+    code, printed, _ = run(capsys, "analysis", "rates", SAMPLE / "annotations.jsonl")
+    lines = printed.splitlines()
+    assert lines[0].startswith("annotator ana: 120 reviewed")
+    assert "95% CI" in lines[1] and "%, " in lines[2]
+
+
+def test_saturation_and_agreement_on_the_sample(capsys):
+    code, printed, _ = run(capsys, "analysis", "saturation", SAMPLE / "annotations.jsonl", "--json")
+    curve = json.loads(printed)
+    assert code == 0 and curve["saturated"] and len(curve["points"]) == 120
+    assert curve["points"][-1]["distinct"] == 4
+    code, printed, _ = run(capsys, "analysis", "agreement", SAMPLE / "annotations.jsonl", "ana", "ben", "--json")
+    agreement = json.loads(printed)
+    assert code == 0 and agreement["shared_traces"] == 40
+    assert agreement["label"]["kappa"] > 0.8
+
+
+def test_rates_warn_about_a_torn_store_but_still_count(capsys, tmp_path):
+    store = tmp_path / "a.jsonl"
+    append_annotations(store, [note("t1", "fail", ("x",)), note("t2")])
+    with store.open("ab") as fh:
+        fh.write(b'{"annotator":"ana","at":"2026')
+    code, printed, err = run(capsys, "analysis", "rates", store)
+    assert code == 0 and "2 reviewed" in printed
+    assert "skipped 1 line cut short by an interrupted write (line 3)" in err
+    code, _, err = run(capsys, "analysis", "rates", tmp_path / "none.jsonl")
+    assert code == 1 and "annotation store not found" in err
+
+
+def _export(path: Path, annotations: list[dict], annotator: str = "ana") -> Path:
+    path.write_text(json.dumps({"format": "evalkit-review-export", "version": 1, "annotator": annotator,
+                                "annotations": annotations}, indent=2), encoding="utf-8")
+    return path
+
+
+def test_labels_import_validates_appends_and_skips_what_is_already_there(capsys, tmp_path):
+    store = tmp_path / "store.jsonl"
+    append_annotations(store, [note("t1")])
+    before = store.read_bytes()
+    records = [note("t1").to_json_obj(), note("t2", "fail", ("x",), minute=2).to_json_obj()]
+    export = _export(tmp_path / "export.json", records)
+    code, printed, _ = run(capsys, "labels", "import", export, "--into", store)
+    assert code == 0 and "appended 1 annotation by ana" in printed and "(1 already there)" in printed
+    assert store.read_bytes().startswith(before)
+    assert [a.trace_id for a in read_store(store).annotations] == ["t1", "t2"]
+    code, printed, _ = run(capsys, "labels", "import", export, "--into", store)
+    assert code == 0 and "appended 0 annotations" in printed
+
+
+def test_labels_import_refuses_a_bad_export_with_every_problem_located(capsys, tmp_path):
+    store = tmp_path / "store.jsonl"
+    bad = [note("t1").to_json_obj() | {"label": "maybe"}, note("t2").to_json_obj() | {"at": "soon"}]
+    export = _export(tmp_path / "export.json", bad)
+    code, _, err = run(capsys, "labels", "import", export, "--into", store)
+    assert code == 1
+    assert f"{export}: annotations[0].label: Input should be 'pass', 'fail' or 'defer'" in err
+    assert f"{export}: annotations[1].at: not an ISO 8601 timestamp: 'soon'" in err
+    assert "not imported (2 problems)" in err
+    export = _export(tmp_path / "other.json", [note("t2").to_json_obj() | {"annotator": "ben"}])
+    code, _, err = run(capsys, "labels", "import", export, "--into", store)
+    assert code == 1 and "annotations[0].annotator: 'ben' is not the export's annotator 'ana'" in err
+    assert not store.exists()  # nothing appended
+    taxonomy = tmp_path / "modes.yaml"
+    taxonomy.write_text("subject: s\nversion: 1\nmodes:\n- {id: x, name: X, definition: d}\n", encoding="utf-8")
+    export = _export(tmp_path / "modes.json", [note("t1", "fail", ("y",)).to_json_obj()])
+    code, _, err = run(capsys, "labels", "import", export, "--into", store, "--taxonomy", taxonomy)
+    assert code == 1 and "annotations[0].modes[0]: unknown failure mode 'y'" in err
+    assert not store.exists()
+    (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
+    code, _, err = run(capsys, "labels", "import", tmp_path / "broken.json", "--into", store)
+    assert code == 1 and "broken.json:1" in err

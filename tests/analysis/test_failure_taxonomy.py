@@ -1,0 +1,71 @@
+"""From notes to failure modes: note rules, axial coding as new records, and reading a taxonomy file."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from analysis_builders import note
+
+from evalkit.analysis import (
+    Taxonomy,
+    append_annotations,
+    axial_code,
+    check_modes,
+    latest,
+    modes_for_note,
+    read_store,
+    read_taxonomy,
+    uncoded_fails,
+    unknown_modes,
+)
+from evalkit.io.errors import InputError
+
+TAXONOMY = Taxonomy.model_validate({
+    "subject": "support-agent", "version": 2,
+    "modes": [{"id": "hallucinated-policy", "name": "Hallucinated policy", "definition": "made up a rule"},
+              {"id": "missed-escalation", "name": "Missed escalation", "definition": "no human"}],
+    "noteRules": [{"pattern": r"polic(y|ies)\b.*(wrong|made up)", "mode": "hallucinated-policy"},
+                  {"pattern": "never escalated|no hand-?off", "mode": "missed-escalation"}],
+})
+
+
+def test_note_rules_map_notes_to_modes_in_taxonomy_order():
+    assert modes_for_note("No HANDOFF, and the policy was made up", TAXONOMY) == [
+        "hallucinated-policy", "missed-escalation"]
+    assert modes_for_note("all fine", TAXONOMY) == []
+    assert modes_for_note(None, TAXONOMY) == []
+
+
+def test_axial_coding_appends_coded_copies_and_leaves_the_rest(tmp_path):
+    store = tmp_path / "a.jsonl"
+    open_coded = [note("t1", "fail", text="the refund policy is wrong"), note("t2", "fail", text="odd tone"),
+                  note("t3", "pass", text="never escalated but did not need to"),
+                  note("t4", "fail", ("missed-escalation",), text="policy made up")]
+    append_annotations(store, open_coded)
+    coded = axial_code(read_store(store).annotations, TAXONOMY, at="2026-02-01T00:00:00Z")
+    assert [(a.trace_id, a.modes, a.at, a.note) for a in coded] == [
+        ("t1", ["hallucinated-policy"], "2026-02-01T00:00:00Z", "the refund policy is wrong")]
+    append_annotations(store, coded)
+    assert [a.modes for a in latest(store)] == [["hallucinated-policy"], [], [], ["missed-escalation"]]
+    assert [a.trace_id for a in uncoded_fails(read_store(store).annotations)] == ["t2"]
+
+
+def test_modes_outside_the_taxonomy_are_found_and_refused():
+    labels = [note("t1", "fail", ("hallucinated-policy",)), note("t2", "fail", ("rude-tone", "zany"))]
+    assert unknown_modes(labels, TAXONOMY) == ["rude-tone", "zany"]
+    with pytest.raises(InputError) as err:
+        check_modes(labels, TAXONOMY, file="export.json")
+    assert err.value.render().startswith("export.json: annotations[1].modes[0]: unknown failure mode 'rude-tone'")
+
+
+def test_read_taxonomy_locates_problems(tmp_path):
+    path = tmp_path / "failure-modes.yaml"
+    doc = TAXONOMY.to_json_obj()
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert read_taxonomy(path) == TAXONOMY
+    doc["modes"][1]["parent"] = "missed-escalation"
+    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_taxonomy(path)
+    assert err.value.render() == (f"{path}:1: modes[1].parent: parents form a cycle "
+                                  "(missed-escalation -> missed-escalation)")
