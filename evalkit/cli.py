@@ -100,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_calibrate_parser(sub)
 
+    from evalkit.flow.cli import add_flow_parser
+
+    add_flow_parser(sub)
+
     p = sub.add_parser("run", help="run a subject's notebooks with papermill and write the report",
                        description="Execute the subject's notebooks (papermill, this Python's kernel), one "
                                    "folder per notebook, then write RUN_DIR/index.html. A failing notebook is "

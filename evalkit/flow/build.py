@@ -1,0 +1,167 @@
+"""Building the flow graph of a trace: which produced value reached which later observation.
+
+Every observation is a node ``n<i>``. A node's output slots are the values it produces; an edge
+goes from a producer's slot to every later node whose input, as text, contains that value. A value
+that reaches no later node is an unthreaded output. See docs/flow.md for the exact rules.
+
+A trace with a long conversation has hundreds of thousands of edges, and a pydantic model per edge
+(even a tuple per edge) costs more than finding them. So :func:`build_flow` records, per produced
+value, the list of nodes it reached (:class:`SlotReach`); edges are spelled out only when asked
+for, and the contract model is validated once, at the boundary, by :meth:`Flow.to_graph`.
+"""
+
+from __future__ import annotations
+
+import gc
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, NamedTuple
+
+from evalkit.contracts.flow import FlowEdgeKind, FlowGraph, FlowNode, UnthreadedOutput
+from evalkit.contracts.trace import Observation, Trace
+from evalkit.flow.matching import ValueFinder
+from evalkit.flow.slots import (
+    DEFAULT_MIN_THREAD_LEN,
+    SMALL_FLOAT_MARKERS,
+    TEXT_SLOT,
+    draft_consumer_text,
+    output_slots,
+    plain_json,
+    slot_names,
+    value_string,
+)
+
+Edge = tuple[str, str, str, FlowEdgeKind]
+"""The light form of :class:`~evalkit.contracts.flow.FlowEdge`: ``(from, to, slot, kind)``."""
+
+
+class SlotReach(NamedTuple):
+    """One produced value, long enough to follow, and the later nodes whose input it reached."""
+
+    producer: int
+    slot: str
+    consumers: list[int]
+    """Node indexes, ascending; empty when the value is an unthreaded output."""
+
+
+@dataclass(frozen=True)
+class Flow:
+    """The flow graph of one trace as built. It has :class:`FlowGraph`'s attributes (``edges`` as
+    ``(from, to, slot, kind)`` tuples, in the same order) and converts to it with :meth:`to_graph`."""
+
+    trace_id: str
+    nodes: list[FlowNode]
+    reaches: list[SlotReach]
+    """Per followed slot, by producer then slot: where its value went."""
+
+    def _kind(self, producer: int) -> FlowEdgeKind:
+        return "handoff" if self.nodes[producer].is_handoff else "threaded"
+
+    @cached_property
+    def edges(self) -> list[Edge]:
+        """Every edge, ordered by producer, then slot, then consumer."""
+        ids = [node.id for node in self.nodes]
+        return [(ids[r.producer], ids[j], r.slot, self._kind(r.producer)) for r in self.reaches
+                for j in r.consumers]
+
+    @cached_property
+    def unthreaded_outputs(self) -> list[UnthreadedOutput]:
+        """The followed slots whose value reached no later node, by producer then slot."""
+        return [UnthreadedOutput(node=self.nodes[r.producer].id, name=self.nodes[r.producer].name,
+                                 slot=r.slot) for r in self.reaches if not r.consumers]
+
+    @property
+    def edge_count(self) -> int:
+        return sum(len(r.consumers) for r in self.reaches)
+
+    def to_json_obj(self) -> dict[str, Any]:
+        """The on-disk form of the flow graph (the shape of :class:`FlowGraph`)."""
+        ids = [node.id for node in self.nodes]
+        edges = []
+        for r in self.reaches:
+            producer, slot, kind = ids[r.producer], r.slot, self._kind(r.producer)
+            edges += [{"from": producer, "to": ids[j], "slot": slot, "kind": kind} for j in r.consumers]
+        return {
+            "traceId": self.trace_id,
+            "nodes": [node.to_json_obj() for node in self.nodes],
+            "edges": edges,
+            "unthreadedOutputs": [u.to_json_obj() for u in self.unthreaded_outputs],
+        }
+
+    def to_graph(self) -> FlowGraph:
+        """The validated contract model (a pydantic model per edge: slow on very large graphs)."""
+        obj = self.to_json_obj()
+        # Hundreds of thousands of small models and no reference cycles: with the cyclic collector
+        # running, its passes over them cost as much as the validation (measured: 2x).
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return FlowGraph.model_validate(obj)
+        finally:
+            if enabled:
+                gc.enable()
+
+
+def _reached_by(observations: list[Observation], value_ids: dict[str, int]) -> list[list[int]]:
+    """For each value id, the indexes (ascending) of the observations whose input contains it."""
+    ids = dict(value_ids)
+    for marker in SMALL_FLOAT_MARKERS:  # looked for in the same scan, see draft_consumer_text
+        ids.setdefault(marker, len(ids))
+    markers = {ids[marker] for marker in SMALL_FLOAT_MARKERS}
+    finder = ValueFinder(list(ids))  # ids are 0, 1, ... in insertion order
+    reached_by: list[list[int]] = [[] for _ in ids]
+    for j, obs in enumerate(observations):
+        text, final = draft_consumer_text(obs)
+        found = finder.find(text)
+        if not final and not markers.isdisjoint(found.id_set):
+            found = finder.find(plain_json(obs.input))
+        for vid in found.ids:
+            reached_by[vid].append(j)
+    return reached_by
+
+
+def build_flow(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
+               min_thread_len: int = DEFAULT_MIN_THREAD_LEN) -> Flow:
+    """The flow graph of a trace, edges kept light (see :func:`build_flow_graph` for the arguments)."""
+    if min_thread_len < 1:
+        raise ValueError(f"min_thread_len must be at least 1, got {min_thread_len}")
+    dispatch = frozenset(dispatch_tool_names)
+    nodes: list[FlowNode] = []
+    value_ids: dict[str, int] = {}
+    followed: list[tuple[int, str, int]] = []  # (producer, slot, value id), by producer then slot
+    for i, obs in enumerate(trace.observations):
+        name = obs.name or ""
+        slots = output_slots(obs)
+        for slot, value in slots:
+            text = value_string(value)
+            if len(text) >= min_thread_len:
+                followed.append((i, slot, value_ids.setdefault(text, len(value_ids))))
+        nodes.append(FlowNode(id=f"n{i}", index=i, type=obs.type, name=name,
+                              produces=[slot for slot, _ in slots],
+                              consumes=slot_names(obs.input, TEXT_SLOT), is_handoff=name in dispatch))
+    reached_by = _reached_by(trace.observations, value_ids) if value_ids else []
+    reaches = []
+    for producer, slot, vid in followed:
+        consumers = reached_by[vid]
+        reaches.append(SlotReach(producer, slot, consumers[bisect_right(consumers, producer):]))
+    return Flow(trace.id, nodes, reaches)
+
+
+def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
+                     min_thread_len: int = DEFAULT_MIN_THREAD_LEN) -> FlowGraph:
+    """The flow graph of a trace: which produced value reached which later observation's input.
+
+    Args:
+        trace: the trace; its observations become nodes ``n0, n1, ...`` in their recorded order.
+        dispatch_tool_names: names of the tools that dispatch a sub-agent; edges from their
+            outputs are ``handoff`` edges.
+        min_thread_len: values shorter than this (after trimming) are ignored; at least 1.
+
+    Returns:
+        The validated :class:`FlowGraph`. On very large graphs :func:`build_flow` is several
+        times faster: it gives the same graph without a pydantic model per edge.
+    """
+    return build_flow(trace, dispatch_tool_names=dispatch_tool_names,
+                      min_thread_len=min_thread_len).to_graph()

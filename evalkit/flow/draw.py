@@ -1,0 +1,174 @@
+"""Drawing a flow graph to SVG or PNG: time reads left to right, one lane per observation name.
+
+Handoffs (dispatch tools and their edges) are orange; a node that left an unthreaded output has a
+red ring. The same graph always gives the same bytes (for a given matplotlib version): SVG ids are
+salted with a fixed string and no date is written.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalkit.flow.graph import time_layout, to_networkx
+from evalkit.flow.named import AnyFlowGraph
+from evalkit.io.atomic import atomic_write_bytes
+
+if TYPE_CHECKING:
+    import networkx as nx
+    from matplotlib.axes import Axes
+
+DEFAULT_MAX_EDGES = 5000
+"""Beyond this many connected node pairs a drawing is unreadable and its SVG runs to megabytes; the
+rest are left out and the title says how many were drawn."""
+
+_NODE = "#4c78a8"
+_HANDOFF = "#e6550d"
+_UNTHREADED = "#d62728"
+_THREADED_EDGE = "#8c8c8c"
+_FORMATS = {".svg": "svg", ".png": "png"}
+
+
+def _label(name: str) -> str:
+    return name or "(unnamed)"
+
+
+def _edge_pairs(g: nx.Graph) -> dict[tuple[str, str], tuple[str, float]]:
+    """(source, target) -> (kind, share of traces; 1 for a single trace), in edge order."""
+    pairs: dict[tuple[str, str], tuple[str, float]] = {}
+    for source, target, data in g.edges(data=True):
+        kind, share = pairs.get((source, target), ("threaded", 1.0))
+        if data["kind"] == "handoff":
+            kind = "handoff"
+        pairs[source, target] = (kind, data.get("share", share))
+    return pairs
+
+
+def _draw_trace_edges(ax: Axes, pos: dict[str, tuple[float, float]],
+                      pairs: list[tuple[tuple[str, str], tuple[str, float]]]) -> None:
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import PathPatch
+    from matplotlib.path import Path as CurvePath
+
+    # Every edge runs forward in time, so no arrowheads: one arc over the lanes between its ends.
+    patches, colors = [], []
+    for (source, target), (kind, _) in pairs:
+        (x1, y1), (x2, y2) = pos[source], pos[target]
+        bend = min(0.45, 0.2 + 0.02 * abs(x2 - x1))
+        control = ((x1 + x2) / 2, max(y1, y2) + bend)
+        patches.append(PathPatch(CurvePath([(x1, y1), control, (x2, y2)],
+                                           [CurvePath.MOVETO, CurvePath.CURVE3, CurvePath.CURVE3])))
+        colors.append(_HANDOFF if kind == "handoff" else _THREADED_EDGE)
+    alpha = 0.7 if len(patches) < 200 else 0.35
+    ax.add_collection(PatchCollection(patches, facecolors="none", edgecolors=colors, linewidths=0.8,
+                                      alpha=alpha, zorder=1))
+
+
+def _draw_aggregate_edges(ax: Axes, pos: dict[str, tuple[float, float]],
+                          pairs: list[tuple[tuple[str, str], tuple[str, float]]]) -> None:
+    from matplotlib.patches import FancyArrowPatch
+
+    # Names are not ordered in time the way observations are, so edges get arrowheads here.
+    for (source, target), (kind, share) in pairs:
+        x, y = pos[source]
+        if source == target:  # a loop over the node: a name feeding a later observation of that name
+            ends, style, shrink = ((x - 0.2, y + 0.15), (x + 0.2, y + 0.15)), "arc3,rad=-2.0", 0.0
+        else:
+            ends, style, shrink = (pos[source], pos[target]), "arc3,rad=-0.25", 6.0
+        ax.add_patch(FancyArrowPatch(*ends, connectionstyle=style, arrowstyle="-|>", mutation_scale=10,
+                                     color=_HANDOFF if kind == "handoff" else _THREADED_EDGE,
+                                     linewidth=0.5 + 2.0 * share, alpha=0.75, zorder=1,
+                                     shrinkA=shrink, shrinkB=shrink))
+
+
+def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    aggregate = g.graph.get("kind") == "aggregate"
+    pos = time_layout(g)
+    pairs = list(_edge_pairs(g).items())
+    drawn = pairs[:max_edges]
+    xs = [x for x, _ in pos.values()] or [0.0]
+    lanes: dict[float, str] = {}
+    for node, (_, y) in pos.items():
+        lanes.setdefault(y, _label(node if aggregate else g.nodes[node]["name"]))
+    width = min(30.0, max(6.0, 2.5 + 0.25 * (max(xs) - min(xs))))
+    height = min(20.0, max(2.5, 1.2 + 0.4 * len(lanes)))
+    fig = Figure(figsize=(width, height), dpi=100)
+    ax = fig.add_subplot()
+    (_draw_aggregate_edges if aggregate else _draw_trace_edges)(ax, pos, drawn)
+
+    nodes = list(g.nodes)
+    if aggregate:
+        n_traces = max(1, g.graph.get("traces", 1))
+        sizes = [60 + 340 * g.nodes[n]["traces"] / n_traces for n in nodes]
+        rings = [g.nodes[n]["unthreaded"] > 0 for n in nodes]
+    else:
+        sizes = [max(10.0, 70 - len(nodes) / 15)] * len(nodes)
+        rings = [bool(g.nodes[n]["unthreaded"]) for n in nodes]
+    ax.scatter([pos[n][0] for n in nodes], [pos[n][1] for n in nodes], s=sizes, zorder=3,
+               c=[_HANDOFF if g.nodes[n]["is_handoff"] else _NODE for n in nodes],
+               edgecolors=[_UNTHREADED if ring else "white" for ring in rings],
+               linewidths=[2.0 if ring else 0.5 for ring in rings])
+
+    ax.set_yticks(list(lanes), [lanes[y] for y in lanes])
+    ax.set_ylim(min(lanes, default=0.0) - 0.6, max(lanes, default=0.0) + (0.9 if aggregate else 0.6))
+    ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+    if aggregate:
+        ax.set_xticks([])
+        ax.set_xlabel("names in the order they first occur in a trace, on average (time →)")
+    else:
+        ax.set_xlabel("observation index (time →)")
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    if title is None:
+        title = (f"aggregate flow of {g.graph.get('traces', 0)} traces" if aggregate
+                 else f"flow of trace {g.graph.get('trace_id', '')}: {len(nodes)} observations, "
+                      f"{g.number_of_edges()} edges")
+    if len(drawn) < len(pairs):
+        title += f" ({len(drawn)} of {len(pairs)} connected pairs drawn)"
+    ax.set_title(title, fontsize=10, loc="left")
+    legend = [
+        Line2D([], [], marker="o", linestyle="", color=_NODE, label="observation"),
+        Line2D([], [], marker="o", linestyle="", color=_HANDOFF, label="dispatch (handoff)"),
+        Line2D([], [], marker="o", linestyle="", color=_NODE, markeredgecolor=_UNTHREADED,
+               markeredgewidth=2, label="left an unthreaded output"),
+        Line2D([], [], color=_THREADED_EDGE, label="value threaded"),
+        Line2D([], [], color=_HANDOFF, label="value handed off"),
+    ]
+    ax.legend(handles=legend, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
+    return fig
+
+
+def draw_flow(graph: AnyFlowGraph | nx.Graph, path: str | Path, *, title: str | None = None,
+              max_edges: int = DEFAULT_MAX_EDGES) -> Path:
+    """Draw a flow graph to an SVG or PNG file, written atomically.
+
+    Args:
+        graph: one trace's flow graph (as built, as read, or from
+            :func:`~evalkit.flow.graph.to_networkx`), or an aggregate from
+            :func:`~evalkit.flow.graph.aggregate_graph`.
+        path: the file to write; ``.svg`` or ``.png``.
+        title: the title; by default it says which trace (or how many traces) and how big.
+        max_edges: the most connected node pairs to draw (the first ones in edge order).
+
+    Returns:
+        The path written.
+    """
+    import networkx as nx
+    from matplotlib import rc_context
+
+    target = Path(path)
+    fmt = _FORMATS.get(target.suffix.lower())
+    if fmt is None:
+        raise ValueError(f"{target}: a drawing is written as .svg or .png")
+    g = graph if isinstance(graph, nx.Graph) else to_networkx(graph)
+    buffer = io.BytesIO()
+    with rc_context({"svg.hashsalt": "evalkit-flow", "svg.fonttype": "none"}):
+        fig = _figure(g, title, max_edges)
+        metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(buffer, format=fmt, metadata=metadata, bbox_inches="tight")
+    atomic_write_bytes(target, buffer.getvalue())
+    return target

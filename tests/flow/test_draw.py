@@ -1,0 +1,55 @@
+import pytest
+
+from evalkit.contracts.trace import Trace
+from evalkit.flow import aggregate_graph, build_flow, draw_flow, to_networkx
+
+ORDER = "order A-2291-XK shipped"
+
+
+def agent_trace(trace_id, n_tools=3):
+    obs = [{"type": "GENERATION", "name": "chat",
+            "output": {"plan": ORDER, "unused": "never reaches anyone"}}]
+    for i in range(n_tools):
+        obs.append({"name": f"tool{i % 2}", "input": {"q": ORDER},
+                    "output": {"r": f"result number {i} here"}})
+    obs.append({"name": "delegate", "input": ORDER, "output": "brief for the researcher"})
+    obs.append({"type": "AGENT", "name": "researcher", "input": "brief for the researcher " + ORDER})
+    return Trace.model_validate({"id": trace_id, "observations": [
+        {"id": f"o{i}", "type": "TOOL", **o} for i, o in enumerate(obs)]})
+
+
+def test_svg_is_deterministic_and_shows_lanes(tmp_path):
+    flow = build_flow(agent_trace("t1"), dispatch_tool_names=["delegate"])
+    a = draw_flow(flow, tmp_path / "a.svg")
+    b = draw_flow(to_networkx(flow), tmp_path / "b.svg")
+    assert a.read_bytes() == b.read_bytes()
+    svg = a.read_text()
+    assert svg.startswith("<?xml") and "<svg" in svg and "Date" not in svg
+    assert "#e6550d" in svg and "#d62728" in svg  # handoff orange, unthreaded red
+    for lane in ("chat", "tool0", "tool1", "delegate", "researcher"):
+        assert f">{lane}<" in svg
+    assert "flow of trace t1: 6 observations" in svg
+
+
+def test_png_and_aggregate(tmp_path):
+    graphs = [build_flow(agent_trace(f"t{i}", n_tools=i + 1), dispatch_tool_names=["delegate"])
+              for i in range(3)]
+    png = draw_flow(aggregate_graph(graphs), tmp_path / "all.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    one = draw_flow(aggregate_graph(graphs), tmp_path / "all1.svg")
+    two = draw_flow(aggregate_graph(graphs), tmp_path / "all2.svg")
+    assert one.read_bytes() == two.read_bytes()
+
+
+def test_edges_beyond_max_edges_are_counted_in_the_title(tmp_path):
+    flow = build_flow(agent_trace("t1"))
+    pairs = len({(e[0], e[1]) for e in flow.edges})
+    assert "connected pairs drawn" not in draw_flow(flow, tmp_path / "full.svg").read_text()
+    capped = draw_flow(flow, tmp_path / "capped.svg", title="T", max_edges=2).read_text()
+    assert f"T (2 of {pairs} connected pairs drawn)" in capped
+
+
+def test_only_svg_and_png(tmp_path):
+    with pytest.raises(ValueError, match=r"\.svg or \.png"):
+        draw_flow(build_flow(agent_trace("t")), tmp_path / "graph.pdf")
+    assert not (tmp_path / "graph.pdf").exists()
