@@ -76,3 +76,79 @@ def lines(rows: list[dict], *, x: str, y: str, color: str, x_title: str | None =
             .encode(x=alt.X(f"{x}:Q", title=x_title or x), y=alt.Y(f"{y}:Q", title=y_title or y),
                     color=alt.Color(f"{color}:N", title=color), tooltip=[x, y, color])
             .properties(width=WIDTH, height=220))
+
+
+def cooccurrence_heatmap(frame: pl.DataFrame, *, x: str = "mode", y: str = "other", value: str = "both",
+                         title: str = "") -> alt.Chart:
+    """A heatmap of a long ``(x, y, value)`` table, counts written in the cells."""
+    base = alt.Chart(frame).encode(x=alt.X(f"{x}:N", title=x), y=alt.Y(f"{y}:N", title=y))
+    cells = base.mark_rect().encode(color=alt.Color(f"{value}:Q", scale=alt.Scale(scheme="blues"), title=value))
+    text = base.mark_text(fontSize=12).encode(text=f"{value}:Q")
+    return (cells + text).properties(width=320, height=240, title=title)
+
+
+def grouped_rates(frame: pl.DataFrame, *, group: str, series: str, rate: str = "rate") -> alt.Chart:
+    """Horizontal bars of ``rate`` per ``group``, one bar per ``series`` value side by side."""
+    return (alt.Chart(frame).mark_bar()
+            .encode(x=alt.X(f"{rate}:Q", title=rate, axis=alt.Axis(format="%")),
+                    y=alt.Y(f"{group}:N", title=group), yOffset=alt.YOffset(f"{series}:N"),
+                    color=alt.Color(f"{series}:N", title=series), tooltip=[group, series, rate])
+            .properties(width=WIDTH, height=alt.Step(10)))
+
+
+def heatmap(frame: pl.DataFrame, *, x: str, y: str, value: str, text: str | None = None,
+            x_sort: list[str] | None = None, y_sort: list[str] | None = None, x_title: str | None = None,
+            y_title: str | None = None, value_title: str | None = None,
+            tooltip: list[str] | None = None) -> alt.Chart:
+    """A grid of ``y`` down and ``x`` across, coloured by ``value`` (0 and up), ``text`` written in.
+
+    Absent pairs stay blank. ``x_sort`` and ``y_sort`` fix the order of the categories (for
+    instance, time order); by default they are sorted by name.
+    """
+    x_values = x_sort or sorted(set(frame[x].to_list()))
+    y_values = y_sort or sorted(set(frame[y].to_list()))
+    base = alt.Chart(frame).encode(
+        x=alt.X(f"{x}:N", sort=x_values, title=x_title or x, axis=alt.Axis(labelAngle=-40)),
+        y=alt.Y(f"{y}:N", sort=y_values, title=y_title or y))
+    cells = base.mark_rect().encode(
+        color=alt.Color(f"{value}:Q", title=value_title or value,
+                        scale=alt.Scale(scheme="blues", domainMin=0)),
+        tooltip=tooltip or [y, x, value])
+    layers = cells
+    if text:
+        # Dark text on light cells, light text on dark ones: the midpoint of the colour scale.
+        top = frame[value].max() if frame.height else 0
+        labels = base.mark_text(fontSize=11).encode(
+            text=alt.Text(f"{text}:N"),
+            color=alt.condition(f"datum['{value}'] > {(top or 0) / 2}", alt.value("white"), alt.value("#222")))
+        layers = cells + labels
+    return layers.properties(width=min(WIDTH, max(120, 44 * len(x_values))),
+                             height=max(60, 26 * len(y_values)))
+
+
+def share_bars(frame: pl.DataFrame, *, label: str, value: str, color: str | None = None,
+               x_title: str | None = None, tooltip: list[str] | None = None) -> alt.Chart:
+    """Horizontal bars of a share (0 to 1) per ``label``, in the frame's order, optionally coloured."""
+    enc = {"x": alt.X(f"{value}:Q", title=x_title or value, scale=alt.Scale(domain=[0, 1]),
+                      axis=alt.Axis(format="%")),
+           "y": alt.Y(f"{label}:N", sort=None, title=None),
+           "tooltip": tooltip or [label, alt.Tooltip(f"{value}:Q", format=".1%")]}
+    if color:
+        enc["color"] = alt.Color(f"{color}:N", title=color)
+    return alt.Chart(frame).mark_bar().encode(**enc).properties(width=WIDTH, height=max(60, 20 * frame.height))
+
+
+def stacked_bars(frame: pl.DataFrame, *, label: str, value: str, stack: str, order: list[str],
+                 colors: list[str] | None = None, x_title: str | None = None) -> alt.Chart:
+    """Horizontal bars per ``label`` (in the frame's order), split by ``stack`` in ``order``."""
+    labels = list(dict.fromkeys(frame[label].to_list()))
+    data = frame.with_columns(pl.col(stack).replace_strict({s: i for i, s in enumerate(order)},
+                                                            default=len(order)).alias("_stack_order"))
+    scale = alt.Scale(domain=order, range=colors) if colors else alt.Scale(domain=order)
+    return (alt.Chart(data).mark_bar()
+            .encode(x=alt.X(f"{value}:Q", title=x_title or value, stack="zero"),
+                    y=alt.Y(f"{label}:N", sort=labels, title=None),
+                    color=alt.Color(f"{stack}:N", title=stack, scale=scale, sort=order),
+                    order=alt.Order("_stack_order:Q"),
+                    tooltip=[label, stack, value])
+            .properties(width=WIDTH, height=max(60, 24 * len(labels))))

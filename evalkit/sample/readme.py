@@ -20,7 +20,7 @@ from evalkit.sample.catalog import (
 )
 
 # The pipeline notebooks (notebooks/<name>.ipynb) the sample runs; each analysis adds its own here.
-NOTEBOOKS = ["00_overview", "02_judge_calibration"]
+NOTEBOOKS = ["00_overview", "01_error_analysis", "02_judge_calibration"]
 
 FILES = (
     ("subject.yaml", "`Subject` (evalkit.contracts.subject)", "Index of this subject: file paths (relative), pinned judge, seed, notebooks."),

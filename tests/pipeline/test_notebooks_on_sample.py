@@ -41,3 +41,19 @@ def test_judge_calibration_recovers_the_true_pass_rate(sample, tmp_path):
     splits = _table(summary, "Labels per split")
     assert {r["split"] for r in splits} == {"train", "dev", "test"}
     assert any(c.title.startswith("Confusion matrices") for c in summary.charts)
+
+
+def test_error_analysis_rates_land_near_the_injected_rates(sample, tmp_path):
+    summary = _run(sample, tmp_path, "01_error_analysis")
+    truth = json.loads((sample / "ground-truth.json").read_text())
+    rows = {r["mode"]: r for r in _table(summary, "Failure-mode rates")}
+    assert set(rows) == {m.replace("_", "-") for m in truth["failureModes"]}
+    for mode, facts in truth["failureModes"].items():
+        row = rows[mode.replace("_", "-")]
+        # the reviewed sample's rate, with its interval, covers the rate injected over all traces
+        assert row["lo"] <= facts["realisedRateAllTraces"] <= row["hi"], (mode, row, facts)
+    metrics = {m.name: m.value for m in summary.metrics}
+    assert metrics["reviewed"] == truth["annotations"]["reviewers"]["ana"]["reviewedTraces"]
+    assert metrics["saturated"] == "yes"
+    titles = {c.title for c in summary.charts}
+    assert {"Failure rate per mode", "Saturation curve", "Co-occurring failure modes"} <= titles
