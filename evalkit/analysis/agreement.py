@@ -10,6 +10,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from evalkit import stats
 from evalkit.analysis.store import latest
 from evalkit.contracts.annotation import Annotation, Taxonomy
 from evalkit.io.errors import InputError
@@ -44,19 +45,12 @@ class AnnotatorAgreement:
 
 
 def cohens_kappa(pairs: Sequence[tuple[Hashable, Hashable]], about: str = "label") -> Kappa:
-    """Cohen's kappa (Cohen 1960) for paired ratings ``(first annotator's, second annotator's)``."""
-    n = len(pairs)
-    if n == 0:
-        return Kappa(about, 0, None, None, None)
-    observed = sum(1 for a, b in pairs if a == b) / n
-    first: dict[Hashable, int] = {}
-    second: dict[Hashable, int] = {}
-    for a, b in pairs:
-        first[a] = first.get(a, 0) + 1
-        second[b] = second.get(b, 0) + 1
-    expected = sum(first[c] * second.get(c, 0) for c in first) / (n * n)
-    kappa = None if expected >= 1 else (observed - expected) / (1 - expected)
-    return Kappa(about, n, observed, expected, kappa)
+    """Cohen's kappa for paired ratings ``(first annotator's, second annotator's)`` on one question.
+
+    The statistic itself is :func:`evalkit.stats.cohens_kappa`; this names what it is about.
+    """
+    k = stats.cohens_kappa([a for a, _ in pairs], [b for _, b in pairs])
+    return Kappa(about, k.n, k.observed_agreement, k.chance_agreement, k.kappa)
 
 
 def annotator_agreement(annotations: Sequence[Annotation], first: str, second: str,

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 import polars as pl
 
 from evalkit.analysis.features import groups
-from evalkit.analysis.rates import DEFAULT_LEVEL, wilson_score_interval
 from evalkit.analysis.store import labels_of
 from evalkit.contracts.annotation import Annotation
 from evalkit.contracts.trace import Trace
 from evalkit.io.errors import InputError
+from evalkit.stats import DEFAULT_LEVEL, wilson_bounds
 
 COOCCURRENCE_SCHEMA = {"mode": pl.String(), "other": pl.String(), "both": pl.Int64(), "mode_traces": pl.Int64(),
                        "share_of_mode": pl.Float64()}
@@ -68,7 +68,7 @@ def modes_by(annotations: Sequence[Annotation], traces: Sequence[Trace], by: str
         members = [a for a in decided if group[a.trace_id] == value]
         for mode in modes:
             count = sum(1 for a in members if mode in a.modes)
-            lo, hi = wilson_score_interval(count, len(members), level) or (None, None)
+            lo, hi = wilson_bounds(count, len(members), level) or (None, None)
             rows.append((value, mode, count, len(members), count / len(members), lo, hi))
     rows.sort(key=lambda r: (r[0], -r[2], r[1]))
     return pl.DataFrame(rows, schema=BREAKDOWN_SCHEMA, orient="row")

@@ -2,39 +2,14 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from statistics import NormalDist
 from typing import Any
 
 from evalkit.analysis.store import labels_of
 from evalkit.analysis.taxonomy import check_modes, descendants
 from evalkit.contracts.annotation import Annotation, Taxonomy
-from evalkit.io.errors import InputError
-
-DEFAULT_LEVEL = 0.95
-
-
-def wilson_score_interval(successes: int, n: int, level: float = DEFAULT_LEVEL) -> tuple[float, float] | None:
-    """Wilson's score interval (Wilson 1927) for a binomial rate; None when ``n`` is 0.
-
-    It stays inside [0, 1] and keeps a useful width at 0 or ``n`` successes, where the Wald interval
-    collapses to a point: the usual case for a rare failure mode in a hundred reviewed traces.
-    """
-    if not 0 < level < 1:
-        raise InputError(f"must be between 0 and 1 (got {level!r})", path="level")
-    if n == 0:
-        return None
-    z = NormalDist().inv_cdf(0.5 + level / 2)
-    p = successes / n
-    denom = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    # At 0 or n successes the bound is exactly 0 or 1; rounding error would otherwise leave 1e-17.
-    lo = 0.0 if successes == 0 else max(0.0, center - half)
-    hi = 1.0 if successes == n else min(1.0, center + half)
-    return lo, hi
+from evalkit.stats import DEFAULT_LEVEL, wilson_bounds
 
 
 @dataclass(frozen=True)
@@ -69,7 +44,7 @@ class FailureRates:
 
 
 def _mode_rate(mode: str, name: str | None, count: int, reviewed: int, level: float) -> ModeRate:
-    ci = wilson_score_interval(count, reviewed, level)
+    ci = wilson_bounds(count, reviewed, level)
     return ModeRate(mode, name, count, reviewed, count / reviewed if reviewed else None,
                     ci[0] if ci else None, ci[1] if ci else None)
 

@@ -7,76 +7,12 @@ Fleiss, Cohen & Everitt (1969), "Large sample standard errors of kappa and weigh
 
 from __future__ import annotations
 
-import math
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
 
-import numpy as np
-
-from evalkit.calibration.metrics import DEFAULT_LEVEL, z_value
 from evalkit.contracts.labels import HumanLabel
 from evalkit.io.errors import InputError
-
-
-@dataclass(frozen=True)
-class Kappa:
-    """Cohen's kappa; ``kappa`` is None (with ``reason``) when chance agreement is total."""
-
-    kappa: float | None
-    lower: float | None
-    upper: float | None
-    level: float
-    n: int
-    observed_agreement: float | None
-    chance_agreement: float | None
-    unpaired: int = 0
-    reason: str | None = None
-
-    def to_json_obj(self) -> dict[str, Any]:
-        return {"kappa": self.kappa, "lower": self.lower, "upper": self.upper, "level": self.level,
-                "n": self.n, "observedAgreement": self.observed_agreement,
-                "chanceAgreement": self.chance_agreement, "unpaired": self.unpaired, "reason": self.reason}
-
-
-def cohens_kappa(first: Sequence[Hashable], second: Sequence[Hashable], *,
-                 level: float = DEFAULT_LEVEL) -> Kappa:
-    """Cohen's kappa between two raters' aligned labels, with a confidence interval.
-
-    Args:
-        first: one rater's labels (any categories, e.g. ``pass``/``fail``/``defer``).
-        second: the other rater's labels for the same items, in the same order.
-        level: confidence level of the interval.
-
-    Raises:
-        InputError: when the two sequences differ in length.
-    """
-    z = z_value(level)
-    if len(first) != len(second):
-        raise InputError(f"the raters' labels differ in length ({len(first)} vs {len(second)})",
-                         path="second")
-    n = len(first)
-    if n == 0:
-        return Kappa(None, None, None, level, 0, None, None, reason="no items rated by both")
-    cats = sorted(set(first) | set(second), key=repr)
-    index = {c: i for i, c in enumerate(cats)}
-    table = np.zeros((len(cats), len(cats)))
-    np.add.at(table, ([index[a] for a in first], [index[b] for b in second]), 1)
-    p = table / n
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
-    po = float(np.trace(p))
-    pe = float(rows @ cols)
-    if pe >= 1:
-        return Kappa(None, None, None, level, n, po, pe,
-                     reason="both raters used one and the same category: chance agreement is 100%")
-    kappa = (po - pe) / (1 - pe)
-    weight = rows[:, None] + cols[None, :]  # p_i. + p_.j
-    diag = float(np.sum(np.diag(p) * (1 - np.diag(weight) * (1 - kappa)) ** 2))
-    off = p * weight.T ** 2  # p_ij (p_.i + p_j.)^2
-    off_sum = float(off.sum() - np.trace(off)) * (1 - kappa) ** 2
-    var = max(0.0, diag + off_sum - (kappa - pe * (1 - kappa)) ** 2) / (n * (1 - pe) ** 2)
-    half = z * math.sqrt(var)
-    return Kappa(kappa, max(-1.0, kappa - half), min(1.0, kappa + half), level, n, po, pe)
+from evalkit.stats import DEFAULT_LEVEL, Kappa, cohens_kappa
 
 
 def annotator_kappa(labels: Sequence[HumanLabel], first: str, second: str, *,

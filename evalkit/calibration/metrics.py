@@ -6,42 +6,20 @@ accurate and useless. TPR (passes recognised) and TNR (failures caught) show bot
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
 
 from evalkit.calibration.pairing import Pairing, pair_labels
 from evalkit.contracts.labels import ConfidenceInterval, HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
-
-DEFAULT_LEVEL = 0.95
-
-
-def z_value(level: float) -> float:
-    """The two-sided standard-normal quantile for confidence ``level`` (1.96 at 0.95)."""
-    if not 0 < level < 1:
-        raise InputError(f"must be between 0 and 1 (got {level!r})", path="level")
-    return NormalDist().inv_cdf(0.5 + level / 2)
+from evalkit.stats import DEFAULT_LEVEL, wilson_bounds, z_value
 
 
 def wilson_interval(successes: int, n: int, level: float = DEFAULT_LEVEL) -> ConfidenceInterval | None:
-    """Wilson's score interval for a binomial rate (Wilson 1927); None when ``n`` is 0.
-
-    Unlike the Wald interval it stays inside [0, 1] and does not collapse to a point at 0% or 100%.
-    """
-    if n == 0:
-        return None
-    z = z_value(level)
-    p = successes / n
-    denom = 1 + z * z / n
-    center = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    lo = 0.0 if successes == 0 else max(0.0, center - half)  # exact at the ends, not 1e-17 off
-    hi = 1.0 if successes == n else min(1.0, center + half)
-    return ConfidenceInterval(lo=lo, hi=hi, level=level)
+    """Wilson's score interval for a binomial rate as a contract object; None when ``n`` is 0."""
+    bounds = wilson_bounds(successes, n, level)
+    return None if bounds is None else ConfidenceInterval(lo=bounds[0], hi=bounds[1], level=level)
 
 
 def _rate(k: int, n: int) -> float | None:
