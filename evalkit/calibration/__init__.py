@@ -15,7 +15,7 @@ from evalkit.calibration.ledger import LedgerEntry, TestLedger, TestSetAlreadyMe
 from evalkit.calibration.metrics import Confusion, confusion, wilson_interval
 from evalkit.calibration.pairing import Pairing, pair_labels, unlabeled_verdicts
 from evalkit.calibration.planning import LabelPlan, expected_width, plan_labels
-from evalkit.calibration.report import CriterionCalibration, calibrate_criterion, sensitivity
+from evalkit.calibration.report import CriterionCalibration, calibrate_criterion, dev_history, sensitivity
 from evalkit.calibration.splits import DEFAULT_FRACTIONS, LabelSplits, split_labels
 from evalkit.calibration.validation import MIN_LABELS, MIN_RATE, judge_shortfalls, validate_judge
 
@@ -40,6 +40,7 @@ __all__ = [
     "as_binary",
     "calibrate_criterion",
     "cohens_kappa",
+    "dev_history",
     "confusion",
     "corrected_pass_rate",
     "expected_width",

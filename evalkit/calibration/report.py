@@ -124,3 +124,30 @@ def sensitivity(p_obs: float, tpr: float, tnr: float, *, spread: float = 0.1,
             rows.append({"rate": name, "assumed": round(assumed, 6),
                          "theta": None if theta is None else round(theta, 6)})
     return rows
+
+
+def dev_history(labels: Sequence[HumanLabel], runs: Sequence[tuple[str, Sequence[CriterionVerdict]]], *,
+                criterion_id: str, level: float = DEFAULT_LEVEL) -> list[dict[str, Any]]:
+    """TPR and TNR on the dev split for each judge-prompt iteration, oldest first.
+
+    Args:
+        labels: human labels with splits; only ``dev`` ones are used (test is measured once, elsewhere).
+        runs: ``(prompt name, verdicts)`` per iteration, in the order the prompts were written.
+        criterion_id: the criterion.
+        level: confidence level of the Wilson intervals.
+
+    Returns:
+        Rows ``{iteration, prompt, rate ("TPR"|"TNR"), value, lo, hi, n}``; a rate without labels
+        of its class is left out.
+    """
+    dev = [lb for lb in labels if lb.split == "dev" and lb.criterion_id in (criterion_id, None)]
+    rows = []
+    for i, (prompt, verdicts) in enumerate(runs, start=1):
+        mine = [v for v in verdicts if v.criterion_id == criterion_id]
+        conf = Confusion.from_pairing(pair_labels(dev, mine, criterion_id=criterion_id), level)
+        for name, value, ci, n in (("TPR", conf.tpr, conf.tpr_ci, conf.positives),
+                                   ("TNR", conf.tnr, conf.tnr_ci, conf.negatives)):
+            if value is not None and ci is not None:
+                rows.append({"iteration": i, "prompt": prompt, "rate": name, "value": value,
+                             "lo": ci.lo, "hi": ci.hi, "n": n})
+    return rows

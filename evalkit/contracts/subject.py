@@ -38,6 +38,8 @@ class Subject(SnakeContract):
     behavior_tree: RelPath | None = None
     annotations: RelPath | None = None
     taxonomy: RelPath | None = None
+    judge_runs: list[RelPath] = Field(default_factory=list)
+    """Verdicts of earlier judge-prompt iterations, oldest first; ``verdicts`` is the current prompt's."""
     judge: JudgeSettings
     seed: int = 0
     notebooks: list[Slug] = Field(min_length=1)
@@ -53,4 +55,6 @@ class Subject(SnakeContract):
         """The input files this subject names, by field, as written (relative to the subject file)."""
         fields = ("traces", "labels", "verdicts", "eval_matrix", "dataset", "expected_flow", "behavior_tree",
                   "annotations", "taxonomy")
-        return {f: getattr(self, f) for f in fields if getattr(self, f) is not None}
+        paths = {f: getattr(self, f) for f in fields if getattr(self, f) is not None}
+        paths.update({f"judge_runs[{i}]": run for i, run in enumerate(self.judge_runs)})
+        return paths

@@ -59,6 +59,11 @@ JUDGE_TARGETS: dict[str, tuple[float, float]] = {
 }
 """Criterion -> (TPR, TNR) of the simulated judge; positive = pass, TPR = P(judge pass | truly pass)."""
 JUDGE_UNCERTAIN_RATE = 0.03
+JUDGE_ITERATIONS: tuple[tuple[str, dict[str, tuple[float, float]]], ...] = (
+    ("v1", {"grounded-policy": (0.84, 0.55), "escalation-correct": (0.90, 0.45)}),
+    ("v2", {"grounded-policy": (0.90, 0.72), "escalation-correct": (0.93, 0.65)}),
+)
+"""Earlier judge-prompt iterations (oldest first) with their (TPR, TNR); the current prompt is JUDGE_TARGETS."""
 
 LABEL_FRACTION = 0.5
 """Share of traces that get a human label per criterion (150 of the default 300)."""

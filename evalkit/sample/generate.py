@@ -26,7 +26,8 @@ from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io import atomic_write_text, canonical_dumps, canonical_line
 from evalkit.sample.agent import simulate_traces
 from evalkit.sample.annotations import build_taxonomy, simulate_annotations
-from evalkit.sample.judging import simulate_labels, simulate_verdicts
+from evalkit.sample.catalog import JUDGE_ITERATIONS
+from evalkit.sample.judging import judge_run_file, simulate_labels, simulate_verdicts
 from evalkit.sample.readme import readme_text, subject_yaml
 from evalkit.sample.specs import build_behavior_tree, build_dataset, build_eval_matrix, build_expected_flow
 from evalkit.sample.truth import build_ground_truth
@@ -84,6 +85,11 @@ def build_sample(seed: int, trace_count: int) -> list[SampleFile]:
     traces = simulate_traces(seed, trace_count)
     labels = simulate_labels(traces, seed)
     verdicts = simulate_verdicts(traces, seed)
+    # Earlier prompts were only ever scored on dev: that is where a judge prompt is iterated on.
+    dev = {(lab.criterion_id, lab.trace_id) for lab in labels if lab.split == "dev"}
+    earlier = [(name, [v for v in simulate_verdicts(traces, seed, targets, prompt=name)
+                       if (v.criterion_id, v.trace_id) in dev])
+               for name, targets in JUDGE_ITERATIONS]
     annotations = simulate_annotations(traces, seed)
     truth = build_ground_truth(traces, labels, verdicts, seed, annotations)
     files = [
@@ -92,6 +98,8 @@ def build_sample(seed: int, trace_count: int) -> list[SampleFile]:
                sorted(labels, key=lambda lab: (lab.criterion_id or "", lab.trace_id))),
         _jsonl("criterion-verdicts.jsonl", CriterionVerdict,
                sorted(verdicts, key=lambda v: (v.criterion_id, v.trace_id))),
+        *(_jsonl(judge_run_file(name), CriterionVerdict, sorted(run, key=lambda v: (v.criterion_id, v.trace_id)))
+          for name, run in earlier),
         # An append-only store: its order is the order the reviews happened, not sorted.
         _jsonl("annotations.jsonl", Annotation, annotations),
         _yaml("failure-modes.yaml", Taxonomy, build_taxonomy()),

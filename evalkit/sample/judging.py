@@ -139,12 +139,23 @@ BLOCKERS = {
 }
 
 
-def simulate_verdicts(traces: list[Trace], seed: int) -> list[CriterionVerdict]:
-    """One verdict per trace and criterion, sorted by (criterion, trace)."""
-    rng = random.Random(f"evalkit-sample:{seed}:judge")
+def judge_run_file(prompt: str) -> str:
+    """The file name of an earlier judge-prompt iteration's verdicts."""
+    return f"criterion-verdicts.prompt-{prompt}.jsonl"
+
+
+def simulate_verdicts(traces: list[Trace], seed: int, targets: dict[str, tuple[float, float]] | None = None,
+                      prompt: str = "") -> list[CriterionVerdict]:
+    """One verdict per trace and criterion, sorted by (criterion, trace).
+
+    ``targets`` (criterion -> TPR, TNR) default to the current prompt's; ``prompt`` names an earlier
+    prompt iteration, which draws from its own random stream.
+    """
+    rng = random.Random(f"evalkit-sample:{seed}:judge" + (f":{prompt}" if prompt else ""))
+    targets = targets or JUDGE_TARGETS
     out: list[CriterionVerdict] = []
     for criterion_id in sorted(CRITERIA):
-        tpr, tnr = JUDGE_TARGETS[criterion_id]
+        tpr, tnr = targets[criterion_id]
         for trace in sorted(traces, key=lambda t: t.id):
             abstain = rng.random() < JUDGE_UNCERTAIN_RATE
             draw = rng.random()

@@ -9,6 +9,7 @@ import yaml
 from evalkit.sample.catalog import (
     ANNOTATION_BASE_TIME,
     DISPUTE_ESCALATION_THRESHOLD,
+    JUDGE_ITERATIONS,
     JUDGE_MODEL,
     LABEL_FAIL_SHARE,
     MODEL,
@@ -18,6 +19,7 @@ from evalkit.sample.catalog import (
     REVIEWERS,
     SUBJECT,
 )
+from evalkit.sample.judging import judge_run_file
 
 # The pipeline notebooks (notebooks/<name>.ipynb) the sample runs; each analysis adds its own here.
 NOTEBOOKS = ["00_overview", "01_error_analysis", "02_judge_calibration"]
@@ -30,6 +32,9 @@ FILES = (
      "Labels for `grounded-policy` and `escalation-correct`, sorted by (criterionId, traceId)."),
     ("criterion-verdicts.jsonl", "`CriterionVerdict` (evalkit.contracts.verdict)",
      "Simulated judge verdicts for every trace and both criteria, sorted by (criterionId, traceId)."),
+    ("criterion-verdicts.prompt-v1.jsonl, criterion-verdicts.prompt-v2.jsonl",
+     "`CriterionVerdict` (evalkit.contracts.verdict)",
+     "The judge under two earlier, weaker prompt iterations, on the dev split only (subject `judge_runs`)."),
     ("eval-matrix.yaml", "`EvalMatrix` (evalkit.contracts.matrix)",
      "Components and one criterion per failure mode; each criterion's id is in its evidenceSource."),
     ("dataset.json", "`Dataset` (evalkit.contracts.dataset)",
@@ -59,6 +64,7 @@ def subject_yaml(seed: int) -> str:
         "behavior_tree": "behavior-tree.json",
         "annotations": "annotations.jsonl",
         "taxonomy": "failure-modes.yaml",
+        "judge_runs": [judge_run_file(name) for name, _ in JUDGE_ITERATIONS],
         "judge": {"provider": "simulated", "model": JUDGE_MODEL, "temperature": 0},
         "seed": seed,
         "notebooks": NOTEBOOKS,

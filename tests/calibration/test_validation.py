@@ -96,3 +96,20 @@ def test_a_damaged_ledger_line_is_located(tmp_path):
         _validate(labels, verdicts, ledger, prompt_digest="sha256:new")
     assert err.value.render().startswith(f"{ledger}:2: ")
     assert "required field is missing" in err.value.render()
+
+
+def test_dev_history_scores_each_prompt_iteration_on_dev_only():
+    from evalkit.calibration import dev_history
+    from evalkit.contracts.labels import HumanLabel
+    from evalkit.contracts.verdict import CriterionVerdict
+
+    labels = [HumanLabel(trace_id=f"t{i}", label="pass" if i < 6 else "fail", split="dev", criterion_id="c")
+              for i in range(8)] + [HumanLabel(trace_id="x", label="fail", split="test", criterion_id="c")]
+
+    def run(fail_ids):
+        return [CriterionVerdict(criterion_id="c", trace_id=lb.trace_id, confidence=0.9, critique="-",
+                                 result="fail" if lb.trace_id in fail_ids else "pass") for lb in labels]
+
+    rows = dev_history(labels, [("v1", run({"t0", "t6"})), ("v2", run({"t6", "t7", "x"}))], criterion_id="c")
+    got = {(r["prompt"], r["rate"]): (r["value"], r["n"]) for r in rows}
+    assert got == {("v1", "TPR"): (5 / 6, 6), ("v1", "TNR"): (0.5, 2), ("v2", "TPR"): (1.0, 6), ("v2", "TNR"): (1.0, 2)}

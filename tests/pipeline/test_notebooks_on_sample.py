@@ -38,6 +38,9 @@ def test_judge_calibration_recovers_the_true_pass_rate(sample, tmp_path):
         assert row["valid"] is True
         assert row["lower"] <= true_rate <= row["upper"], (criterion, row, true_rate)
         assert row["observed"] == pytest.approx(truth[criterion]["judge"]["observedPassRate"], abs=0.08)
+    history = _table(summary, "Dev TPR/TNR per prompt iteration")
+    assert [r["prompt"] for r in history if r["criterion"] == "grounded-policy" and r["rate"] == "TPR"] == [
+        "criterion-verdicts.prompt-v1.jsonl", "criterion-verdicts.prompt-v2.jsonl", "current"]
     splits = _table(summary, "Labels per split")
     assert {r["split"] for r in splits} == {"train", "dev", "test"}
     assert any(c.title.startswith("Confusion matrices") for c in summary.charts)
