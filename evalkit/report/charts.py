@@ -96,6 +96,10 @@ def grouped_rates(frame: pl.DataFrame, *, group: str, series: str, rate: str = "
             .properties(width=WIDTH, height=alt.Step(10)))
 
 
+LABEL_LIMIT = 360
+"""Long category labels (edges written out as ``from → to [slot]``) are cut only past this many pixels."""
+
+
 def heatmap(frame: pl.DataFrame, *, x: str, y: str, value: str, text: str | None = None,
             x_sort: list[str] | None = None, y_sort: list[str] | None = None, x_title: str | None = None,
             y_title: str | None = None, value_title: str | None = None,
@@ -105,11 +109,14 @@ def heatmap(frame: pl.DataFrame, *, x: str, y: str, value: str, text: str | None
     Absent pairs stay blank. ``x_sort`` and ``y_sort`` fix the order of the categories (for
     instance, time order); by default they are sorted by name.
     """
-    x_values = x_sort or sorted(set(frame[x].to_list()))
-    y_values = y_sort or sorted(set(frame[y].to_list()))
+    present_x, present_y = set(frame[x].to_list()), set(frame[y].to_list())
+    # Only the categories present take a row or column; the given order is kept.
+    x_values = [v for v in (x_sort or sorted(present_x)) if v in present_x]
+    y_values = [v for v in (y_sort or sorted(present_y)) if v in present_y]
     base = alt.Chart(frame).encode(
-        x=alt.X(f"{x}:N", sort=x_values, title=x_title or x, axis=alt.Axis(labelAngle=-40)),
-        y=alt.Y(f"{y}:N", sort=y_values, title=y_title or y))
+        x=alt.X(f"{x}:N", sort=x_values, title=x_title or x,
+                axis=alt.Axis(labelAngle=-35, labelLimit=LABEL_LIMIT)),
+        y=alt.Y(f"{y}:N", sort=y_values, title=y_title or y, axis=alt.Axis(labelLimit=LABEL_LIMIT)))
     cells = base.mark_rect().encode(
         color=alt.Color(f"{value}:Q", title=value_title or value,
                         scale=alt.Scale(scheme="blues", domainMin=0)),
@@ -120,7 +127,7 @@ def heatmap(frame: pl.DataFrame, *, x: str, y: str, value: str, text: str | None
         top = frame[value].max() if frame.height else 0
         labels = base.mark_text(fontSize=11).encode(
             text=alt.Text(f"{text}:N"),
-            color=alt.condition(f"datum['{value}'] > {(top or 0) / 2}", alt.value("white"), alt.value("#222")))
+            color=alt.condition(alt.datum[value] > (top or 0) / 2, alt.value("white"), alt.value("#222")))
         layers = cells + labels
     return layers.properties(width=min(WIDTH, max(120, 44 * len(x_values))),
                              height=max(60, 26 * len(y_values)))
@@ -131,7 +138,7 @@ def share_bars(frame: pl.DataFrame, *, label: str, value: str, color: str | None
     """Horizontal bars of a share (0 to 1) per ``label``, in the frame's order, optionally coloured."""
     enc = {"x": alt.X(f"{value}:Q", title=x_title or value, scale=alt.Scale(domain=[0, 1]),
                       axis=alt.Axis(format="%")),
-           "y": alt.Y(f"{label}:N", sort=None, title=None),
+           "y": alt.Y(f"{label}:N", sort=None, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
            "tooltip": tooltip or [label, alt.Tooltip(f"{value}:Q", format=".1%")]}
     if color:
         enc["color"] = alt.Color(f"{color}:N", title=color)
@@ -147,7 +154,7 @@ def stacked_bars(frame: pl.DataFrame, *, label: str, value: str, stack: str, ord
     scale = alt.Scale(domain=order, range=colors) if colors else alt.Scale(domain=order)
     return (alt.Chart(data).mark_bar()
             .encode(x=alt.X(f"{value}:Q", title=x_title or value, stack="zero"),
-                    y=alt.Y(f"{label}:N", sort=labels, title=None),
+                    y=alt.Y(f"{label}:N", sort=labels, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
                     color=alt.Color(f"{stack}:N", title=stack, scale=scale, sort=order),
                     order=alt.Order("_stack_order:Q"),
                     tooltip=[label, stack, value])

@@ -22,7 +22,7 @@ from evalkit.sample.catalog import (
 from evalkit.sample.judging import judge_run_file
 
 # The pipeline notebooks (notebooks/<name>.ipynb) the sample runs; each analysis adds its own here.
-NOTEBOOKS = ["00_overview", "01_error_analysis", "02_judge_calibration"]
+NOTEBOOKS = ["00_overview", "01_error_analysis", "02_judge_calibration", "03_flow_graph"]
 
 FILES = (
     ("subject.yaml", "`Subject` (evalkit.contracts.subject)", "Index of this subject: file paths (relative), pinned judge, seed, notebooks."),
