@@ -5,29 +5,21 @@ array) is one slot, ``_value`` for an output and ``_text`` for an input. An abse
 has no slots.
 
 Values are compared as text: a string as it is, anything else as compact JSON with keys sorted at
-every level and non-ASCII kept (``json.dumps(v, sort_keys=True, separators=(",", ":"),
-ensure_ascii=False)``). orjson writes the same text several times faster, except that:
-
-- it writes floats below 1e-4 differently ("0.00001" and "1.5e-7" where json writes "1e-05" and
-  "1.5e-07"); every such float leaves one of :data:`SMALL_FLOAT_MARKERS` in orjson's text;
-- it writes NaN and the infinities as null (json: NaN, Infinity);
-- it refuses integers beyond 64 bits, lone surrogates and non-string keys.
-
-:func:`sorted_json` detects these cases and hands them to ``json``. For consumer texts, megabytes
+every level and non-ASCII kept: :func:`evalkit.io.canonical.compact_sorted_json`, orjson where it
+agrees with ``json`` to the byte (see that module for where it does not). For consumer texts, megabytes
 per long-context trace, :func:`draft_consumer_text` leaves the small-float check to the caller,
 which finds the markers in the same scan that looks for produced values.
 """
 
 from __future__ import annotations
 
-import json
-import marshal
-import math
 from typing import Any
 
-import orjson
-
 from evalkit.contracts.trace import Observation
+from evalkit.io.canonical import SMALL_FLOAT_MARKERS as SMALL_FLOAT_MARKERS  # re-exported for the builder
+from evalkit.io.canonical import compact_json as plain_json
+from evalkit.io.canonical import compact_sorted_json as sorted_json
+from evalkit.io.canonical import orjson_text
 
 VALUE_SLOT = "_value"
 """The one slot of an output that is not a JSON object."""
@@ -38,78 +30,6 @@ TEXT_SLOT = "_text"
 DEFAULT_MIN_THREAD_LEN = 12
 """Values shorter than this are ignored: short strings ("ok", "true", ids like "42") occur everywhere
 by chance. Twelve characters is the reference flow-graph method's default (mutagent)."""
-
-SMALL_FLOAT_MARKERS: tuple[str, ...] = ("0.0000", *(f"{d}e-" for d in range(10)))
-"""orjson's text holds one of these wherever it wrote a float below 1e-4 (look-alikes in strings too)."""
-
-
-def plain_json(value: Any) -> str:
-    """The reference text of a non-string value: compact JSON, keys sorted, non-ASCII kept."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-_MARKER_BYTES = tuple(marker.encode() for marker in SMALL_FLOAT_MARKERS)
-
-
-def _has_small_float_marker(raw: bytes) -> bool:
-    # Plain substring search, not a regular expression: several times faster on long texts.
-    return any(marker in raw for marker in _MARKER_BYTES)
-
-
-def _may_hold_non_finite_float(value: Any) -> bool:
-    """False when ``value`` surely holds no NaN or infinity; much faster than walking it.
-
-    marshal writes a float as its 8 IEEE bytes, little-endian; in a NaN or an infinity the last two
-    are [f0-ff] then 7f or ff. That pair never occurs inside UTF-8 text, so outside floats it can
-    only come from an integer's bytes (a negative one, say): then the walk decides.
-    """
-    try:
-        raw = marshal.dumps(value)
-    except ValueError:  # not marshallable (a dict subclass, say) or nested too deeply
-        return True
-    for last in (b"\x7f", b"\xff"):
-        at = raw.find(last, 1)
-        while at != -1:
-            if raw[at - 1] >= 0xF0:
-                return True
-            at = raw.find(last, at + 1)
-    return False
-
-
-def _has_non_finite_float(value: Any) -> bool:
-    if not _may_hold_non_finite_float(value):
-        return False
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-        elif isinstance(item, float) and not math.isfinite(item):
-            return True
-    return False
-
-
-def _orjson_text(value: Any) -> bytes | None:
-    """orjson's text of ``value``, or None where it differs from json's for a reason other than
-    small floats."""
-    try:
-        raw = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-    except TypeError:  # orjson.JSONEncodeError: a huge integer, a lone surrogate, a non-string key
-        return None
-    if b"null" in raw and _has_non_finite_float(value):
-        return None
-    return raw
-
-
-def sorted_json(value: Any) -> str:
-    """Exactly :func:`plain_json`'s text, written by orjson whenever that gives the same result."""
-    raw = _orjson_text(value)
-    if raw is None or _has_small_float_marker(raw):
-        return plain_json(value)
-    return raw.decode()
-
 
 def slot_names(payload: Any, single: str) -> list[str]:
     """The sorted slot names of a payload; ``single`` names the one slot of a non-object payload."""
@@ -149,7 +69,7 @@ def draft_consumer_text(obs: Observation) -> tuple[str, bool]:
     """
     if isinstance(obs.input, str):
         return obs.input, True
-    raw = _orjson_text(obs.input)
+    raw = orjson_text(obs.input)
     if raw is None:
         return plain_json(obs.input), True
     return raw.decode(), False

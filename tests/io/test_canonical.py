@@ -109,3 +109,28 @@ def test_line_has_no_newline_inside_and_round_trips(value: Any) -> None:
 @given(JSON_VALUES)
 def test_line_and_document_carry_the_same_value(value: Any) -> None:
     assert loads_strict(canonical_line(value)) == loads_strict(canonical_dumps(value))
+
+
+@pytest.mark.parametrize("value", [
+    {"b": 1e-05, "a": [1.5e-07, 2.5, -0.0, 1e16]},   # floats orjson writes differently
+    {"big": 2**70, "neg": -(2**65)},                 # integers beyond 64 bits
+    {"s": "lone \ud800 surrogate"},                  # orjson refuses lone surrogates
+    {"text": "0.00001 looks like a float"},          # a marker inside a string: still identical
+    {"k": "東京 🚀", "n": None, "t": True, "x": [{"z": 1, "y": 2}]},
+])
+def test_the_fast_compact_writer_gives_json_s_bytes(value):
+    import json
+
+    from evalkit.io.canonical import compact_sorted_json
+
+    assert compact_sorted_json(value) == json.dumps(value, sort_keys=True, separators=(",", ":"),
+                                                    ensure_ascii=False)
+
+
+def test_canonical_line_refuses_non_finite_floats_and_non_json_types():
+    import datetime
+
+    with pytest.raises(ValueError):
+        canonical_line({"x": float("nan")})
+    with pytest.raises(TypeError):
+        canonical_line({"when": datetime.datetime(2026, 1, 1)})
