@@ -8,7 +8,7 @@ an observation whose parent is not in the trace is a root.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from evalkit.contracts.trace import Observation
@@ -65,7 +65,6 @@ def iso_from_unix_nanos(nanos: int | str | None) -> str | None:
     """An ISO 8601 UTC timestamp (microseconds, ``Z``) from Unix nanoseconds; None for 0 or absent."""
     if nanos in (None, "", 0, "0"):
         return None
-    n = int(nanos)
-    seconds, rem = divmod(n, 1_000_000_000)
-    dt = datetime.fromtimestamp(seconds, tz=UTC).replace(microsecond=rem // 1000)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    # Integer arithmetic from the epoch: exact for any nanosecond count (no float rounding).
+    dt = _UNIX_EPOCH + timedelta(microseconds=int(nanos) // 1000)
+    return dt.isoformat(timespec="microseconds") + "Z"
