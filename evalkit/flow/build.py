@@ -63,8 +63,11 @@ class Flow:
     def edges(self) -> list[Edge]:
         """Every edge, ordered by producer, then slot, then consumer."""
         ids = [node.id for node in self.nodes]
-        return [(ids[r.producer], ids[j], r.slot, self._kind(r.producer)) for r in self.reaches
-                for j in r.consumers]
+        edges: list[Edge] = []
+        for r in self.reaches:  # hundreds of thousands of edges: per-reach constants hoisted
+            producer, slot, kind = ids[r.producer], r.slot, self._kind(r.producer)
+            edges += [(producer, ids[j], slot, kind) for j in r.consumers]
+        return edges
 
     @cached_property
     def unthreaded_outputs(self) -> list[UnthreadedOutput]:
