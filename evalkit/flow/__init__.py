@@ -1,11 +1,10 @@
 """Flow graphs: where each value an observation produced went, and the flow expected of an agent.
 
-Build one graph per trace (:func:`build_flow_graph`, or :func:`build_flow` with light edges for
-large traces), diff it against an expected flow, infer the modal flow of many traces, measure how
+Build one graph per trace (:func:`build_flow_graph`, light edges; ``.to_graph()`` validates), diff it against an expected flow, infer the modal flow of many traces, measure how
 much traces vary, and look at graphs as networkx graphs or drawings.
 """
 
-from evalkit.flow.build import Edge, Flow, SlotReach, build_flow, build_flow_graph
+from evalkit.flow.build import Edge, Flow, SlotReach, build_flow_graph
 from evalkit.flow.draw import draw_flow
 from evalkit.flow.expected import FlowDiff, diff_expected_flow, infer_expected_flow
 from evalkit.flow.files import flow_graph_line, read_flow_graphs, write_flow_graphs
@@ -27,7 +26,6 @@ __all__ = [
     "SlotReach",
     "TraceDeviation",
     "aggregate_graph",
-    "build_flow",
     "build_flow_graph",
     "diff_expected_flow",
     "draw_flow",

@@ -5,7 +5,7 @@ goes from a producer's slot to every later node whose input, as text, contains t
 that reaches no later node is an unthreaded output. See docs/flow.md for the exact rules.
 
 A trace with a long conversation has hundreds of thousands of edges, and a pydantic model per edge
-(even a tuple per edge) costs more than finding them. So :func:`build_flow` records, per produced
+(even a tuple per edge) costs more than finding them. So :func:`build_flow_graph` records, per produced
 value, the list of nodes it reached (:class:`SlotReach`); edges are spelled out only when asked
 for, and the contract model is validated once, at the boundary, by :meth:`Flow.to_graph`.
 """
@@ -125,9 +125,23 @@ def _reached_by(observations: list[Observation], value_ids: dict[str, int]) -> l
     return reached_by
 
 
-def build_flow(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
-               min_thread_len: int = DEFAULT_MIN_THREAD_LEN) -> Flow:
-    """The flow graph of a trace, edges kept light (see :func:`build_flow_graph` for the arguments)."""
+def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
+                     min_thread_len: int = DEFAULT_MIN_THREAD_LEN) -> Flow:
+    """The flow graph of a trace: which produced value reached which later observation's input.
+
+    Args:
+        trace: the trace; its observations become nodes ``n0, n1, ...`` in their recorded order.
+        dispatch_tool_names: names of the tools that dispatch a sub-agent; edges from their
+            outputs are ``handoff`` edges.
+        min_thread_len: values shorter than this (after trimming) are ignored; at least 1.
+
+    Returns:
+        The graph with light edges: it has :class:`FlowGraph`'s fields (``edges`` as
+        ``(from, to, slot, kind)`` tuples) and its on-disk form (``to_json_obj``), and every evalkit
+        function that takes a flow graph takes it. ``.to_graph()`` gives the validated contract
+        model; files of graphs are validated when read. A pydantic model per edge would cost more
+        than the whole build on long-context traces (hundreds of thousands of edges).
+    """
     if min_thread_len < 1:
         raise ValueError(f"min_thread_len must be at least 1, got {min_thread_len}")
     dispatch = frozenset(dispatch_tool_names)
@@ -150,21 +164,3 @@ def build_flow(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
         consumers = reached_by[vid]
         reaches.append(SlotReach(producer, slot, consumers[bisect_right(consumers, producer):]))
     return Flow(trace.id, nodes, reaches)
-
-
-def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
-                     min_thread_len: int = DEFAULT_MIN_THREAD_LEN) -> FlowGraph:
-    """The flow graph of a trace: which produced value reached which later observation's input.
-
-    Args:
-        trace: the trace; its observations become nodes ``n0, n1, ...`` in their recorded order.
-        dispatch_tool_names: names of the tools that dispatch a sub-agent; edges from their
-            outputs are ``handoff`` edges.
-        min_thread_len: values shorter than this (after trimming) are ignored; at least 1.
-
-    Returns:
-        The validated :class:`FlowGraph`. On very large graphs :func:`build_flow` is several
-        times faster: it gives the same graph without a pydantic model per edge.
-    """
-    return build_flow(trace, dispatch_tool_names=dispatch_tool_names,
-                      min_thread_len=min_thread_len).to_graph()

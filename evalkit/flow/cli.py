@@ -43,7 +43,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from evalkit.contracts.flow import ExpectedFlow
-    from evalkit.flow.build import build_flow
+    from evalkit.flow.build import build_flow_graph
     from evalkit.flow.expected import diff_expected_flow
     from evalkit.flow.files import flow_graph_line
     from evalkit.flow.slots import sorted_json
@@ -64,7 +64,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
                                              file=sys.stderr) as bar:
         for src in args.traces:
             for trace in iter_traces(src, args.format):
-                flow = build_flow(trace, dispatch_tool_names=dispatch, min_thread_len=args.min_thread_len)
+                flow = build_flow_graph(trace, dispatch_tool_names=dispatch, min_thread_len=args.min_thread_len)
                 fh.write(flow_graph_line(flow))
                 graphs += 1
                 edges += flow.edge_count

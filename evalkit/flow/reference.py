@@ -1,5 +1,5 @@
 """The flow-graph rules written as plainly as possible: the specification that tests and the benchmark
-check :func:`~evalkit.flow.build.build_flow` against. Every value is searched for in every later
+check :func:`~evalkit.flow.build.build_flow_graph` against. Every value is searched for in every later
 input, so it is slow (values x inputs x input length); do not use it on real traces.
 """
 

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from evalkit.contracts.flow import FlowGraph
 from evalkit.contracts.trace import Trace
-from evalkit.flow import build_flow, build_flow_graph
+from evalkit.flow import build_flow_graph
 from evalkit.flow.reference import plain_flow_graph
 
 ORDER = "order A-2291-XK shipped"  # 23 characters: long enough to follow
@@ -18,7 +18,9 @@ def make_trace(*observations, trace_id="t1"):
 
 
 def edges(graph):
-    return [(e.from_, e.to, e.slot, e.kind) for e in graph.edges]
+    validated = [(e.from_, e.to, e.slot, e.kind) for e in graph.to_graph().edges]
+    assert validated == list(graph.edges)  # the light edges are the contract's, in the same order
+    return validated
 
 
 def unthreaded(graph):
@@ -31,7 +33,7 @@ def test_a_tool_result_reaching_a_later_generation_is_an_edge():
         {"type": "GENERATION", "name": "chat", "input": {"messages": [{"role": "tool", "content": ORDER}]}},
         {"name": "notify", "input": {"text": "nothing relevant"}},
     ))
-    assert isinstance(graph, FlowGraph)
+    assert isinstance(graph.to_graph(), FlowGraph)
     assert [(n.id, n.index, n.type, n.name, n.produces, n.consumes, n.is_handoff) for n in graph.nodes] == [
         ("n0", 0, "TOOL", "lookup", ["code", "status"], ["q"], False),
         ("n1", 1, "GENERATION", "chat", [], ["messages"], False),
@@ -100,7 +102,7 @@ def test_values_shorter_than_min_thread_len_are_ignored_entirely():
     assert edges(build_flow_graph(trace, min_thread_len=2)) == [
         ("n0", "n1", s, "threaded") for s in ("eleven", "number", "padded", "short", "twelve")]
     with pytest.raises(ValueError, match="min_thread_len"):
-        build_flow(trace, min_thread_len=0)
+        build_flow_graph(trace, min_thread_len=0)
 
 
 def test_values_are_trimmed_before_matching():
@@ -178,9 +180,9 @@ def test_json_text_follows_json_dumps_where_orjson_differs():
 
 def test_flow_reads_like_the_graph_it_converts_to():
     trace = make_trace({"name": "a", "output": {"x": ORDER}}, {"name": "b", "input": ORDER, "output": ORDER})
-    flow = build_flow(trace)
+    flow = build_flow_graph(trace)
     graph = flow.to_graph()
-    assert flow.edges == edges(graph)
+    assert flow.edges == [(e.from_, e.to, e.slot, e.kind) for e in graph.edges]
     assert flow.edge_count == 1
     assert flow.unthreaded_outputs == graph.unthreaded_outputs
     assert flow.to_json_obj() == graph.to_json_obj()
@@ -203,7 +205,7 @@ observation = st.fixed_dictionaries(
 def test_same_graph_as_the_plain_algorithm(observations, min_len):
     trace = make_trace(*observations)
     expected = plain_flow_graph(trace, dispatch_tool_names=["delegate"], min_thread_len=min_len)
-    flow = build_flow(trace, dispatch_tool_names=["delegate"], min_thread_len=min_len)
+    flow = build_flow_graph(trace, dispatch_tool_names=["delegate"], min_thread_len=min_len)
     assert flow.to_json_obj() == expected
 
 
@@ -230,6 +232,6 @@ def long_context_trace(steps, seed):
 def test_same_graph_as_the_plain_algorithm_on_long_conversations(seed):
     trace = long_context_trace(40, seed)
     expected = plain_flow_graph(trace, dispatch_tool_names=["delegate"])
-    flow = build_flow(trace, dispatch_tool_names=["delegate"])
+    flow = build_flow_graph(trace, dispatch_tool_names=["delegate"])
     assert flow.to_json_obj() == expected
     assert flow.edge_count > 100 and flow.unthreaded_outputs

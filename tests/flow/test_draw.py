@@ -1,7 +1,7 @@
 import pytest
 
 from evalkit.contracts.trace import Trace
-from evalkit.flow import aggregate_graph, build_flow, draw_flow, to_networkx
+from evalkit.flow import aggregate_graph, build_flow_graph, draw_flow, to_networkx
 
 ORDER = "order A-2291-XK shipped"
 
@@ -19,7 +19,7 @@ def agent_trace(trace_id, n_tools=3):
 
 
 def test_svg_is_deterministic_and_shows_lanes(tmp_path):
-    flow = build_flow(agent_trace("t1"), dispatch_tool_names=["delegate"])
+    flow = build_flow_graph(agent_trace("t1"), dispatch_tool_names=["delegate"])
     a = draw_flow(flow, tmp_path / "a.svg")
     b = draw_flow(to_networkx(flow), tmp_path / "b.svg")
     assert a.read_bytes() == b.read_bytes()
@@ -32,7 +32,7 @@ def test_svg_is_deterministic_and_shows_lanes(tmp_path):
 
 
 def test_png_and_aggregate(tmp_path):
-    graphs = [build_flow(agent_trace(f"t{i}", n_tools=i + 1), dispatch_tool_names=["delegate"])
+    graphs = [build_flow_graph(agent_trace(f"t{i}", n_tools=i + 1), dispatch_tool_names=["delegate"])
               for i in range(3)]
     png = draw_flow(aggregate_graph(graphs), tmp_path / "all.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -42,7 +42,7 @@ def test_png_and_aggregate(tmp_path):
 
 
 def test_edges_beyond_max_edges_are_counted_in_the_title(tmp_path):
-    flow = build_flow(agent_trace("t1"))
+    flow = build_flow_graph(agent_trace("t1"))
     pairs = len({(e[0], e[1]) for e in flow.edges})
     assert "connected pairs drawn" not in draw_flow(flow, tmp_path / "full.svg").read_text()
     capped = draw_flow(flow, tmp_path / "capped.svg", title="T", max_edges=2).read_text()
@@ -51,5 +51,5 @@ def test_edges_beyond_max_edges_are_counted_in_the_title(tmp_path):
 
 def test_only_svg_and_png(tmp_path):
     with pytest.raises(ValueError, match=r"\.svg or \.png"):
-        draw_flow(build_flow(agent_trace("t")), tmp_path / "graph.pdf")
+        draw_flow(build_flow_graph(agent_trace("t")), tmp_path / "graph.pdf")
     assert not (tmp_path / "graph.pdf").exists()

@@ -2,7 +2,7 @@ import pytest
 
 from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow
 from evalkit.contracts.trace import Trace
-from evalkit.flow import NamedEdge, build_flow, build_flow_graph, diff_expected_flow, infer_expected_flow
+from evalkit.flow import NamedEdge, build_flow_graph, diff_expected_flow, infer_expected_flow
 
 ORDER = "order A-2291-XK shipped"
 REFUND = "refund R-88120 approved"
@@ -42,7 +42,7 @@ def test_diff_by_names_and_by_slot_when_named():
 
 
 def test_a_dropped_value_is_a_missing_edge():
-    diff = diff_expected_flow(build_flow(support_trace("t2", refund_reaches_reply=False)), EXPECTED)
+    diff = diff_expected_flow(build_flow_graph(support_trace("t2", refund_reaches_reply=False)), EXPECTED)
     assert [(e.from_tool, e.to_tool) for e in diff.missing] == [("refund", "reply"), ("lookup", "reply")]
     assert diff.to_json_obj()["missing"][0] == {"fromTool": "refund", "toTool": "reply"}
     assert diff.to_json_obj()["unexpected"] == [{"fromTool": "lookup", "toTool": "reply", "slot": "order"}]
@@ -50,13 +50,13 @@ def test_a_dropped_value_is_a_missing_edge():
 
 def test_built_and_read_graphs_diff_the_same():
     trace = support_trace("t3", extra=True)
-    built, validated = build_flow(trace), build_flow_graph(trace)
+    built, validated = build_flow_graph(trace), build_flow_graph(trace)
     assert diff_expected_flow(built, EXPECTED) == diff_expected_flow(validated, EXPECTED)
 
 
 def test_infer_keeps_the_modal_flow_not_the_union():
-    graphs = [build_flow(support_trace("a")), build_flow(support_trace("b")),
-              build_flow(support_trace("c", refund_reaches_reply=False, extra=True))]
+    graphs = [build_flow_graph(support_trace("a")), build_flow_graph(support_trace("b")),
+              build_flow_graph(support_trace("c", refund_reaches_reply=False, extra=True))]
     inferred = infer_expected_flow(graphs)
     assert [(e.from_tool, e.to_tool, e.slot) for e in inferred.edges] == [
         ("lookup", "refund", "order"), ("lookup", "reply", "order"), ("refund", "reply", "receipt")]
@@ -70,7 +70,7 @@ def test_infer_keeps_the_modal_flow_not_the_union():
 def test_infer_carries_dispatch_tools_and_leaves_out_unnamed_nodes():
     trace = make_trace("d", {"name": "delegate", "output": {"brief": ORDER}},
                        {"type": "AGENT", "input": ORDER}, {"name": "sub", "input": ORDER})
-    inferred = infer_expected_flow([build_flow(trace, dispatch_tool_names=["delegate"])])
+    inferred = infer_expected_flow([build_flow_graph(trace, dispatch_tool_names=["delegate"])])
     assert inferred.dispatch_tool_names == ["delegate"]
     assert [(e.from_tool, e.to_tool) for e in inferred.edges] == [("delegate", "sub")]
     assert infer_expected_flow([]).edges == []

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from evalkit.contracts.trace import Trace
-from evalkit.flow import build_flow, flow_graph_line, read_flow_graphs, write_flow_graphs
+from evalkit.flow import build_flow_graph, flow_graph_line, read_flow_graphs, write_flow_graphs
 from evalkit.io.canonical import canonical_line
 from evalkit.io.errors import InputError
 
@@ -16,14 +16,14 @@ def make_trace(trace_id):
 
 
 def test_lines_are_canonical_json(tmp_path):
-    flow = build_flow(make_trace("t1"))
+    flow = build_flow_graph(make_trace("t1"))
     assert flow_graph_line(flow) == canonical_line(flow.to_graph().to_json_obj())
     assert flow_graph_line(flow.to_graph()) == flow_graph_line(flow)
 
 
 def test_write_then_read_round_trips(tmp_path):
     path = tmp_path / "graphs.jsonl"
-    flows = [build_flow(make_trace("t1")), build_flow(make_trace("t2"))]
+    flows = [build_flow_graph(make_trace("t1")), build_flow_graph(make_trace("t2"))]
     assert write_flow_graphs(flows, path) == 2
     graphs = list(read_flow_graphs(path))
     assert [g.to_json_obj() for g in graphs] == [f.to_json_obj() for f in flows]
@@ -32,7 +32,7 @@ def test_write_then_read_round_trips(tmp_path):
 
 def test_a_bad_graph_is_located(tmp_path):
     path = tmp_path / "graphs.jsonl"
-    good = flow_graph_line(build_flow(make_trace("t1")))
+    good = flow_graph_line(build_flow_graph(make_trace("t1")))
     bad = json.loads(good)
     bad["edges"][0]["kind"] = "teleported"
     path.write_text(good + json.dumps(bad) + "\n", encoding="utf-8")

@@ -3,7 +3,7 @@ import pytest
 
 from evalkit.contracts.flow import FlowGraph
 from evalkit.contracts.trace import Trace
-from evalkit.flow import aggregate_graph, build_flow, build_flow_graph, time_layout, to_networkx
+from evalkit.flow import aggregate_graph, build_flow_graph, time_layout, to_networkx
 
 ORDER = "order A-2291-XK shipped"
 BRIEF = "research brief for A-2291"
@@ -26,7 +26,7 @@ def agent_trace(trace_id, *, with_audit=False):
 
 
 def test_to_networkx_keeps_nodes_edges_and_unthreaded_outputs():
-    g = to_networkx(build_flow(agent_trace("t1"), dispatch_tool_names=["delegate"]))
+    g = to_networkx(build_flow_graph(agent_trace("t1"), dispatch_tool_names=["delegate"]))
     assert isinstance(g, nx.MultiDiGraph) and g.graph == {"trace_id": "t1", "kind": "trace"}
     assert list(g.nodes) == ["n0", "n1", "n2"]
     assert g.nodes["n0"]["unthreaded"] == ["note"] and g.nodes["n0"]["produces"] == ["note", "plan"]
@@ -37,7 +37,7 @@ def test_to_networkx_keeps_nodes_edges_and_unthreaded_outputs():
 
 def test_built_and_validated_graphs_give_the_same_networkx_graph():
     trace = agent_trace("t1", with_audit=True)
-    a, b = to_networkx(build_flow(trace)), to_networkx(build_flow_graph(trace))
+    a, b = to_networkx(build_flow_graph(trace)), to_networkx(build_flow_graph(trace))
     assert nx.utils.graphs_equal(a, b)
 
 
@@ -49,8 +49,8 @@ def test_an_edge_to_an_unknown_node_is_an_error():
 
 
 def test_aggregate_counts_traces_per_name_and_edge():
-    graphs = [build_flow(agent_trace("t1", with_audit=True), dispatch_tool_names=["delegate"]),
-              build_flow(agent_trace("t2"), dispatch_tool_names=["delegate"])]
+    graphs = [build_flow_graph(agent_trace("t1", with_audit=True), dispatch_tool_names=["delegate"]),
+              build_flow_graph(agent_trace("t2"), dispatch_tool_names=["delegate"])]
     g = aggregate_graph(graphs)
     assert g.graph == {"traces": 2, "kind": "aggregate"}
     assert sorted(g.nodes) == ["audit", "chat", "delegate", "researcher"]
@@ -67,8 +67,8 @@ def test_aggregate_counts_traces_per_name_and_edge():
 def test_time_layout_reads_left_to_right_with_a_lane_per_name():
     trace = make_trace("t", {"name": "chat", "output": ORDER},
                        {"name": "tool", "input": ORDER, "output": ORDER}, {"name": "chat", "input": ORDER})
-    pos = time_layout(to_networkx(build_flow(trace)))
+    pos = time_layout(to_networkx(build_flow_graph(trace)))
     assert pos == {"n0": (0.0, 0.0), "n1": (1.0, -1.0), "n2": (2.0, 0.0)}
-    agg = time_layout(aggregate_graph([build_flow(trace)]))
+    agg = time_layout(aggregate_graph([build_flow_graph(trace)]))
     assert agg["chat"][0] < agg["tool"][0]
     assert agg["chat"][1] != agg["tool"][1]

@@ -2,7 +2,7 @@ import pytest
 
 from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow
 from evalkit.contracts.trace import Trace
-from evalkit.flow import aggregate_graph, build_flow, build_flow_graph
+from evalkit.flow import aggregate_graph, build_flow_graph
 from evalkit.flow.summary import (
     DROPPED,
     NO_VALUE,
@@ -45,7 +45,7 @@ EXPECTED = ExpectedFlow(dispatch_tool_names=[], expected_ui_slots=[], edges=[
 @pytest.fixture
 def flows():
     kinds = {"t1": "clean", "t2": "dropped", "t3": "failed", "t4": "no_lookup", "t5": "dropped"}
-    return [build_flow(support_trace(t, k)) for t, k in kinds.items()]
+    return [build_flow_graph(support_trace(t, k)) for t, k in kinds.items()]
 
 
 def test_missing_edges_are_told_apart_by_whether_the_value_existed(flows):
@@ -80,7 +80,7 @@ def test_a_gap_mixing_both_causes_names_both():
                        {"type": "GENERATION", "name": "reply", "input": "nothing here"})
     (gap,) = flow_gaps([build_flow_graph(trace)], EXPECTED).gaps
     assert [m.produced for m in gap.missing] == [False, True]
-    assert flow_gaps([build_flow(trace)], EXPECTED).gap_frame()["cause"].to_list() == [f"{DROPPED} and {NO_VALUE}"]
+    assert flow_gaps([build_flow_graph(trace)], EXPECTED).gap_frame()["cause"].to_list() == [f"{DROPPED} and {NO_VALUE}"]
 
 
 def test_edge_text():
@@ -114,7 +114,7 @@ def test_example_traces(flows):
 
 def test_example_clean_trace_is_the_one_showing_most_expected_edges():
     # t4 has no lookup: no expected edge applies, nothing is missing, and nothing is shown either.
-    flows = [build_flow(support_trace("t4", "no_lookup")), build_flow(support_trace("t1", "clean"))]
+    flows = [build_flow_graph(support_trace("t4", "no_lookup")), build_flow_graph(support_trace("t1", "clean"))]
     assert example_traces(flows, flow_gaps(flows, EXPECTED))["clean"] == "t1"
 
 

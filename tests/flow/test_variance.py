@@ -1,7 +1,7 @@
 import pytest
 
 from evalkit.contracts.trace import Trace
-from evalkit.flow import NamedEdge, build_flow, flow_variance
+from evalkit.flow import NamedEdge, build_flow_graph, flow_variance
 
 VALUE_A = "value A long enough"
 VALUE_B = "value B long enough"
@@ -17,7 +17,7 @@ def make_trace(trace_id, reaches):
 
 
 def test_edge_shares_modal_flow_and_distances():
-    graphs = [build_flow(make_trace(t, r)) for t, r in [
+    graphs = [build_flow_graph(make_trace(t, r)) for t, r in [
         ("t1", [("q", VALUE_A)]),
         ("t2", [("q", VALUE_A)]),
         ("t3", [("q", VALUE_A), ("r", VALUE_B)]),
@@ -40,7 +40,7 @@ def test_edge_shares_modal_flow_and_distances():
 
 
 def test_frames_for_charts():
-    graphs = [build_flow(make_trace("t1", [("q", VALUE_A)])), build_flow(make_trace("t2", []))]
+    graphs = [build_flow_graph(make_trace("t1", [("q", VALUE_A)])), build_flow_graph(make_trace("t2", []))]
     variance = flow_variance(graphs)
     edges = variance.edge_frame()
     assert edges.columns == ["from", "to", "slot", "traces", "share", "modal"]
@@ -52,6 +52,6 @@ def test_frames_for_charts():
 
 
 def test_no_edges_anywhere_is_no_variance():
-    variance = flow_variance([build_flow(make_trace("t1", []))])
+    variance = flow_variance([build_flow_graph(make_trace("t1", []))])
     assert variance.modal == [] and variance.per_trace[0].distance == 0.0
     assert variance.edge_frame().height == 0
