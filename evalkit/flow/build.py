@@ -12,7 +12,6 @@ for, and the contract model is validated once, at the boundary, by :meth:`Flow.t
 
 from __future__ import annotations
 
-import gc
 from bisect import bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from evalkit.flow.slots import (
     slot_names,
     value_string,
 )
+from evalkit.io.bulk import paused_gc
 
 Edge = tuple[str, str, str, FlowEdgeKind]
 """The light form of :class:`~evalkit.contracts.flow.FlowEdge`: ``(from, to, slot, kind)``."""
@@ -96,15 +96,8 @@ class Flow:
     def to_graph(self) -> FlowGraph:
         """The validated contract model (a pydantic model per edge: slow on very large graphs)."""
         obj = self.to_json_obj()
-        # Hundreds of thousands of small models and no reference cycles: with the cyclic collector
-        # running, its passes over them cost as much as the validation (measured: 2x).
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with paused_gc():  # hundreds of thousands of small models and no reference cycles
             return FlowGraph.model_validate(obj)
-        finally:
-            if enabled:
-                gc.enable()
 
 
 def _reached_by(observations: list[Observation], value_ids: dict[str, int]) -> list[list[int]]:

@@ -1,6 +1,7 @@
 """Reading and writing files the house way: strict JSON in, canonical JSON out, atomic writes."""
 
 from evalkit.io.atomic import atomic_write_bytes, atomic_write_text, atomic_writer
+from evalkit.io.bulk import paused_gc
 from evalkit.io.canonical import canonical_dumps, canonical_line
 from evalkit.io.errors import InputError
 from evalkit.io.strict_json import StrictJSONError, iter_jsonl_strict, loads_strict, read_json_strict
@@ -15,5 +16,6 @@ __all__ = [
     "canonical_line",
     "iter_jsonl_strict",
     "loads_strict",
+    "paused_gc",
     "read_json_strict",
 ]

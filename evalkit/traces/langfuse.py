@@ -20,7 +20,8 @@ import orjson
 from pydantic import ValidationError
 
 from evalkit.contracts.trace import OBSERVATION_TYPES, Observation, Trace
-from evalkit.traces.source import SourceValue, paused_gc
+from evalkit.io.bulk import paused_gc
+from evalkit.traces.source import SourceValue
 from evalkit.traces.tree import order_observations
 
 _LEVELS = frozenset({"DEBUG", "DEFAULT", "WARNING", "ERROR"})

@@ -15,9 +15,10 @@ from pydantic import ValidationError
 
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.atomic import atomic_writer
+from evalkit.io.bulk import paused_gc
 from evalkit.io.canonical import canonical_line
 from evalkit.io.errors import InputError
-from evalkit.traces.source import SourceValue, paused_gc
+from evalkit.traces.source import SourceValue
 
 _TRACE_KEYS = frozenset(Trace.model_fields[f].alias or f for f in Trace.model_fields)
 _OBS_KEYS = frozenset(Observation.model_fields[f].alias or f for f in Observation.model_fields)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.io.bulk import paused_gc
 from evalkit.traces.otel_attributes import (
     MISSING,
     BadField,
@@ -37,7 +38,7 @@ from evalkit.traces.otel_attributes import (
     time_from_nanos,
     usage,
 )
-from evalkit.traces.source import SourceValue, paused_gc
+from evalkit.traces.source import SourceValue
 from evalkit.traces.tree import order_observations
 
 __all__ = ["looks_like_otel", "read_otel"]
