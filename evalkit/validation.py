@@ -6,15 +6,16 @@ Every problem renders as ``FILE[:LINE]: field.path: message`` so a user can go s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from evalkit.contracts.registry import CONTRACTS, LIST_ROOTED, kind_from_filename, kinds_matching
-from evalkit.io.documents import Record, read_records
+from evalkit.io.documents import Record, document_format, read_records
 from evalkit.io.errors import InputError
+from evalkit.io.strict_json import iter_jsonl_strict
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -149,3 +150,32 @@ def read_model(path: str | Path, model: type[M]) -> M:
         raise problems[0]
     assert obj is not None
     return obj
+
+
+def iter_models(path: str | Path, model: type[M], fmt: str | None = None) -> Iterator[M]:
+    """Every record of a JSONL, JSON or YAML file as ``model``; a JSON array holds one per item.
+
+    JSONL files are read line by line, never whole. ``fmt`` (json, jsonl, yaml) overrides the
+    format the extension implies.
+
+    Raises:
+        InputError: the first problem, rendered as ``FILE:LINE: field.path: message``.
+    """
+    file = str(path)
+    fmt = fmt or document_format(path)
+    records = (Record(v, line) for line, v in iter_jsonl_strict(path)) if fmt == "jsonl" \
+        else iter(read_records(path, fmt))
+    for record in records:
+        many = isinstance(record.value, list)
+        for i, item in enumerate(record.value if many else [record.value]):
+            obj, problems = validate_value(model, item, file=file, line=record.line,
+                                           prefix=f"[{i}]" if many else "")
+            if problems:
+                raise problems[0]
+            assert obj is not None
+            yield obj
+
+
+def read_models(path: str | Path, model: type[M], fmt: str | None = None) -> list[M]:
+    """All records of a file as ``model`` (see :func:`iter_models`)."""
+    return list(iter_models(path, model, fmt))

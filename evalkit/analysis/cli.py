@@ -16,18 +16,9 @@ def _plural(n: int, word: str) -> str:
 
 def _read_verdicts(path: str):
     from evalkit.contracts.verdict import CriterionVerdict
-    from evalkit.io.documents import read_records
-    from evalkit.validation import validate_value
+    from evalkit.validation import read_models
 
-    out = []
-    for record in read_records(path):
-        values = record.value if isinstance(record.value, list) else [record.value]
-        for value in values:
-            verdict, problems = validate_value(CriterionVerdict, value, file=path, line=record.line)
-            if problems:
-                raise problems[0]
-            out.append(verdict)
-    return out
+    return read_models(path, CriterionVerdict)
 
 
 def _read_annotations(path: str):

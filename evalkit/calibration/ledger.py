@@ -13,8 +13,7 @@ from pathlib import Path
 from evalkit.contracts.labels import LedgerEntry
 from evalkit.io.canonical import canonical_line
 from evalkit.io.errors import InputError
-from evalkit.io.strict_json import iter_jsonl_strict
-from evalkit.validation import validate_value
+from evalkit.validation import read_models
 
 
 class TestSetAlreadyMeasured(RuntimeError):
@@ -43,14 +42,7 @@ class TestLedger:
         """
         if not self.path.exists():
             return []
-        out: list[LedgerEntry] = []
-        for line, value in iter_jsonl_strict(self.path):
-            entry, problems = validate_value(LedgerEntry, value, file=str(self.path), line=line)
-            if problems:
-                raise problems[0]
-            assert entry is not None
-            out.append(entry)
-        return out
+        return read_models(self.path, LedgerEntry, fmt="jsonl")  # JSONL whatever the file is named
 
     def previous(self, criterion_id: str, prompt_digest: str) -> list[LedgerEntry]:
         """The earlier measurements of this criterion with this judge prompt."""

@@ -9,7 +9,6 @@ from evalkit.contracts.flow import FlowGraph
 from evalkit.flow.named import AnyFlowGraph
 from evalkit.flow.slots import sorted_json
 from evalkit.io.atomic import atomic_writer
-from evalkit.io.strict_json import iter_jsonl_strict
 
 
 def flow_graph_line(graph: AnyFlowGraph) -> str:
@@ -33,11 +32,6 @@ def read_flow_graphs(path: str | Path) -> Iterator[FlowGraph]:
     Raises:
         InputError: a line that is not JSON or not a flow graph, as ``FILE:LINE: field.path: message``.
     """
-    from evalkit.validation import validate_value
+    from evalkit.validation import iter_models
 
-    for line, value in iter_jsonl_strict(path):
-        graph, problems = validate_value(FlowGraph, value, file=str(path), line=line)
-        if problems:
-            raise problems[0]
-        assert graph is not None
-        yield graph
+    yield from iter_models(path, FlowGraph, fmt="jsonl")
