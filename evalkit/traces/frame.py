@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 import polars as pl
 
 from evalkit.contracts.trace import Trace
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+from evalkit.traces.tree import utc_micros
 
 FRAME_SCHEMA: dict[str, pl.DataType] = {
     "trace_id": pl.String(), "index": pl.Int32(), "obs_id": pl.String(), "type": pl.String(),
@@ -26,19 +24,6 @@ FRAME_SCHEMA: dict[str, pl.DataType] = {
 _INPUT_KEYS = ("input", "prompt_tokens", "input_tokens", "promptTokens")
 _OUTPUT_KEYS = ("output", "completion_tokens", "output_tokens", "completionTokens")
 _TOTAL_KEYS = ("total", "total_tokens", "totalTokens")
-
-
-def _micros(ts: str | None) -> int | None:
-    if not ts:
-        return None
-    try:
-        dt = datetime.fromisoformat(ts)
-    except ValueError:
-        return None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    delta = dt - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
 def _first(usage: dict[str, Any] | None, keys: tuple[str, ...]) -> float | None:
@@ -70,7 +55,7 @@ def to_frame(traces: Iterable[Trace]) -> pl.DataFrame:
         for i, o in enumerate(trace.observations):
             depth = depth_of.get(o.parent_id, -1) + 1 if o.parent_id else 0
             depth_of[o.id] = depth
-            start, end = _micros(o.start_time), _micros(o.end_time)
+            start, end = utc_micros(o.start_time), utc_micros(o.end_time)
             usage = o.usage
             total = _first(usage, _TOTAL_KEYS)
             inp, out = _first(usage, _INPUT_KEYS), _first(usage, _OUTPUT_KEYS)

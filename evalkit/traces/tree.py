@@ -16,21 +16,28 @@ from evalkit.contracts.trace import Observation
 ObsT = TypeVar("ObsT", bound=Observation)
 
 _UNIX_EPOCH = datetime(1970, 1, 1)
-_MISSING = "\uffff"  # sorts an observation without a start time after those with one
+_UTC_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MISSING = 2**63  # sorts an observation without a start time after those with one
 
 
-def _time_key(value: str | None) -> str:
+def utc_micros(value: str | None) -> int | None:
+    """Microseconds since the Unix epoch of an ISO 8601 timestamp (naive means UTC); None if absent
+    or unreadable. The one place trace timestamps are parsed for ordering and latency."""
     if not value:
-        return _MISSING
-    if len(value) == 27 and value[26] == "Z" and value[19] == ".":
-        return value[:26]  # already UTC with microseconds, as evalkit writes it: no parsing needed
+        return None
     try:
         dt = datetime.fromisoformat(value)
     except ValueError:
-        return _MISSING
+        return None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")
+    delta = dt - _UTC_EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def _time_key(value: str | None) -> int:
+    micros = utc_micros(value)
+    return _MISSING if micros is None else micros
 
 
 def order_observations(observations: Sequence[ObsT]) -> list[ObsT]:
