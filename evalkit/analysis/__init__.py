@@ -5,7 +5,7 @@ label every trace for each mode, rank the modes by rate, and stop once new trace
 modes (saturation). Labels live in an append-only store; the review page makes labelling fast.
 """
 
-from evalkit.analysis.agreement import AnnotatorAgreement, Kappa, annotator_agreement, cohens_kappa
+from evalkit.analysis.agreement import AgreementOn, AnnotatorAgreement, agreement_on, annotator_agreement
 from evalkit.analysis.breakdown import mode_cooccurrence, modes_by
 from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
 from evalkit.analysis.features import trace_features
@@ -32,7 +32,7 @@ __all__ = [
     "FailureMode",
     "FailureRates",
     "ImportResult",
-    "Kappa",
+    "AgreementOn",
     "ModeRate",
     "ReviewExport",
     "Saturation",
@@ -43,7 +43,7 @@ __all__ = [
     "append_annotations",
     "axial_code",
     "check_modes",
-    "cohens_kappa",
+    "agreement_on",
     "failure_mode_rates",
     "import_review_export",
     "labels_of",

@@ -17,7 +17,7 @@ from evalkit.io.errors import InputError
 
 
 @dataclass(frozen=True)
-class Kappa:
+class AgreementOn:
     """Agreement on one question (``label``, or whether a trace shows one failure mode)."""
 
     about: str
@@ -36,26 +36,26 @@ class AnnotatorAgreement:
     shared_traces: int
     deferred: int
     """Shared traces left out because at least one of the two deferred."""
-    label: Kappa
-    modes: list[Kappa]
+    label: AgreementOn
+    modes: list[AgreementOn]
 
     def to_json_obj(self) -> dict[str, Any]:
         """A JSON-ready dict (snake_case keys)."""
         return asdict(self) | {"annotators": list(self.annotators)}
 
 
-def cohens_kappa(pairs: Sequence[tuple[Hashable, Hashable]], about: str = "label") -> Kappa:
+def agreement_on(pairs: Sequence[tuple[Hashable, Hashable]], about: str = "label") -> AgreementOn:
     """Cohen's kappa for paired ratings ``(first annotator's, second annotator's)`` on one question.
 
     The statistic itself is :func:`evalkit.stats.cohens_kappa`; this names what it is about.
     """
     k = stats.cohens_kappa([a for a, _ in pairs], [b for _, b in pairs])
-    return Kappa(about, k.n, k.observed_agreement, k.chance_agreement, k.kappa)
+    return AgreementOn(about, k.n, k.observed_agreement, k.chance_agreement, k.kappa)
 
 
 def annotator_agreement(annotations: Sequence[Annotation], first: str, second: str,
                         taxonomy: Taxonomy | None = None) -> AnnotatorAgreement:
-    """Kappa between two annotators' latest labels where both labelled the same traces.
+    """AgreementOn between two annotators' latest labels where both labelled the same traces.
 
     Pass/fail agreement leaves out traces either annotator deferred. Per-mode agreement asks, on the
     same traces, whether each annotator tagged the mode (a pass tags none).
@@ -84,6 +84,6 @@ def annotator_agreement(annotations: Sequence[Annotation], first: str, second: s
         modes = sorted({m for pair in pairs for a in pair for m in a.modes})
     return AnnotatorAgreement(
         annotators=(first, second), shared_traces=len(shared), deferred=len(shared) - len(decided),
-        label=cohens_kappa([(a.label, b.label) for a, b in pairs]),
-        modes=[cohens_kappa([(m in a.modes, m in b.modes) for a, b in pairs], about=m) for m in modes],
+        label=agreement_on([(a.label, b.label) for a, b in pairs]),
+        modes=[agreement_on([(m in a.modes, m in b.modes) for a, b in pairs], about=m) for m in modes],
     )

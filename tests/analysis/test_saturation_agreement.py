@@ -8,8 +8,8 @@ from analysis_builders import note
 from evalkit.analysis import (
     SATURATION_WINDOW,
     Taxonomy,
+    agreement_on,
     annotator_agreement,
-    cohens_kappa,
     saturation_curve,
 )
 from evalkit.io.errors import InputError
@@ -56,11 +56,11 @@ def test_window_is_configurable_and_validated():
 def test_kappa_matches_a_worked_example():
     # 50 items: both yes 20, both no 15, A yes/B no 5, A no/B yes 10 -> po 0.7, pe 0.5, kappa 0.4
     pairs = [("y", "y")] * 20 + [("n", "n")] * 15 + [("y", "n")] * 5 + [("n", "y")] * 10
-    k = cohens_kappa(pairs)
+    k = agreement_on(pairs)
     assert (k.traces, k.observed, k.expected) == (50, pytest.approx(0.7), pytest.approx(0.5))
     assert k.kappa == pytest.approx(0.4)
-    assert cohens_kappa([("pass", "pass")] * 5).kappa is None  # one category only: undefined
-    assert cohens_kappa([]).kappa is None
+    assert agreement_on([("pass", "pass")] * 5).kappa is None  # one category only: undefined
+    assert agreement_on([]).kappa is None
 
 
 def test_agreement_uses_shared_traces_latest_labels_and_leaves_out_defers():
