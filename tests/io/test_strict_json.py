@@ -112,7 +112,12 @@ def test_absurdly_deep_nesting_is_an_error_not_a_crash(text: str) -> None:
 
 
 def test_moderate_nesting_is_fine() -> None:
-    assert loads_strict("[" * 200 + "]" * 200) is not None
+    value = loads_strict("[" * 200 + "]" * 200)
+    depth = 0
+    while value:
+        assert value == [value[0]]
+        value, depth = value[0], depth + 1
+    assert (value, depth) == ([], 199)
 
 
 def test_empty_text_is_an_error() -> None:

@@ -1,0 +1,96 @@
+"""Every shape evalkit reads or writes, as pydantic models: the public surface of ``evalkit.contracts``.
+
+Agent-eval shapes are camelCase on disk, skill-eval shapes snake_case (see :mod:`evalkit.contracts.base`).
+``CONTRACTS`` maps each kind name (as in ``evalkit schema`` and ``evalkit validate --kind``) to its model.
+"""
+
+from evalkit.contracts.annotation import Annotation, FailureMode, NoteRule, ReviewExport, Taxonomy
+from evalkit.contracts.base import CamelContract, OpenCamelContract, SnakeContract
+from evalkit.contracts.behavior_tree import BehaviorEdge, BehaviorNode, BehaviorTree
+from evalkit.contracts.dataset import Case, Dataset, Dimension
+from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest, FailingCaseRef, LoopBudget
+from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow, FlowEdge, FlowGraph, FlowNode, UnthreadedOutput
+from evalkit.contracts.labels import ConfidenceInterval, HumanLabel, LedgerEntry, ValidationResult
+from evalkit.contracts.matrix import EvalMatrix, MatrixComponent, MatrixCriterion
+from evalkit.contracts.methodology import MethodologyItem, MethodologyReview
+from evalkit.contracts.registry import CONTRACTS, kind_from_filename, kinds_matching
+from evalkit.contracts.skilleval import (
+    SkillEvalAnswers,
+    SkillEvalCase,
+    SkillEvalFacts,
+    SkillEvalReport,
+    SkillEvalSeed,
+    SkillEvalStage,
+)
+from evalkit.contracts.subject import JudgeSettings, Subject
+from evalkit.contracts.summary import (
+    Chart,
+    InputDigest,
+    Metric,
+    NotebookRun,
+    NotebookSummary,
+    RunManifest,
+    Table,
+)
+from evalkit.contracts.trace import Observation, Trace
+from evalkit.contracts.verdict import Assumption, BlockedBy, CriterionVerdict, Ref
+
+__all__ = [
+    "CONTRACTS",
+    "Annotation",
+    "Assumption",
+    "BehaviorEdge",
+    "BehaviorNode",
+    "BehaviorTree",
+    "BlockedBy",
+    "CamelContract",
+    "Case",
+    "ChangeRequestResponse",
+    "Chart",
+    "ConfidenceInterval",
+    "CriterionVerdict",
+    "Dataset",
+    "Dimension",
+    "EddChangeRequest",
+    "EvalMatrix",
+    "ExpectedEdge",
+    "ExpectedFlow",
+    "FailingCaseRef",
+    "FailureMode",
+    "FlowEdge",
+    "FlowGraph",
+    "FlowNode",
+    "HumanLabel",
+    "InputDigest",
+    "JudgeSettings",
+    "LedgerEntry",
+    "LoopBudget",
+    "MatrixComponent",
+    "MatrixCriterion",
+    "MethodologyItem",
+    "MethodologyReview",
+    "Metric",
+    "NoteRule",
+    "NotebookRun",
+    "NotebookSummary",
+    "Observation",
+    "OpenCamelContract",
+    "Ref",
+    "ReviewExport",
+    "RunManifest",
+    "SkillEvalAnswers",
+    "SkillEvalCase",
+    "SkillEvalFacts",
+    "SkillEvalReport",
+    "SkillEvalSeed",
+    "SkillEvalStage",
+    "SnakeContract",
+    "Subject",
+    "Table",
+    "Taxonomy",
+    "Trace",
+    "UnthreadedOutput",
+    "ValidationResult",
+    "kind_from_filename",
+    "kinds_matching",
+]
