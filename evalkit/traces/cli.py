@@ -5,8 +5,26 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalkit.io.errors import InputError
+
+if TYPE_CHECKING:
+    from evalkit.traces.chat_mapping import ChatMapping
+    from evalkit.traces.report import ImportReport
+
+
+class _EmptySources(Exception):
+    """Raised inside the import stream so that nothing is written when a source had no records."""
+
+
+def _chat_mapping(args: argparse.Namespace) -> ChatMapping:
+    """The chat mapping of ``--mapping FILE`` with the command-line options laid over it."""
+    from evalkit.traces.chat_mapping import ChatMapping, chat_mapping_from_options, load_chat_mapping
+
+    base = load_chat_mapping(args.mapping) if args.mapping else ChatMapping()
+    return base.merged(chat_mapping_from_options(messages_key=args.messages_key, id_key=args.id_key,
+                                                 keep=args.keep, role_map=args.role_map or ()))
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
@@ -16,35 +34,67 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from evalkit.io.canonical import canonical_line
     from evalkit.traces.formats import SkippedRecord, iter_traces
     from evalkit.traces.native import write_jsonl, write_parquet
+    from evalkit.traces.report import ImportReport
 
     out = Path(args.out)
     if out.suffix.lower() not in (".jsonl", ".parquet"):
         raise InputError("output must end in .jsonl or .parquet", file=str(out))
+    mapping = _chat_mapping(args)
+    report = ImportReport()
+    quarantine = out.with_name(out.name + ".quarantine.jsonl")
     skipped: list[SkippedRecord] = []
-    on_invalid = skipped.append if args.skip_invalid else None
+
+    def quarantined(record: SkippedRecord) -> None:
+        skipped.append(record)
+        report.skipped("invalid records", hint=f"written to {quarantine}")
+
+    on_invalid = quarantined if args.skip_invalid else None
     seen: set[str] = set()
 
     def traces():
         with tqdm(desc="importing", unit=" traces", disable=None, file=sys.stderr) as bar:
             for src in args.sources:
-                for trace in iter_traces(src, args.format, on_invalid=on_invalid):
+                for trace in iter_traces(src, args.format, on_invalid=on_invalid, report=report,
+                                         mapping=mapping):
                     if trace.id in seen:
                         raise InputError(f"duplicate trace id {trace.id!r} (already imported)", file=src)
                     seen.add(trace.id)
                     bar.update(1)
                     yield trace
+        if report.empty_files and not args.allow_empty:
+            raise _EmptySources
 
     writer = write_parquet if out.suffix.lower() == ".parquet" else write_jsonl
-    count = writer(traces(), out)
-    print(f"imported {count} trace{'s' if count != 1 else ''} into {out}")
+    try:
+        count = writer(traces(), out)
+    except _EmptySources:
+        _print_report(args, report, None)
+        print(f"warning: {', '.join(report.empty_files)}: empty file, no trace records; nothing written "
+              "(pass --allow-empty to accept empty sources)", file=sys.stderr)
+        return 1
     if skipped:
-        quarantine = out.with_name(out.name + ".quarantine.jsonl")
         atomic_write_text(quarantine, "".join(
             canonical_line({"error": s.error.render(), "file": s.error.file, "line": s.error.line,
                             "record": s.value}) for s in skipped))
         print(f"skipped {len(skipped)} invalid record{'s' if len(skipped) != 1 else ''}; "
               f"they are in {quarantine}", file=sys.stderr)
+    _print_report(args, report, (count, out))
     return 0
+
+
+def _print_report(args: argparse.Namespace, report: ImportReport, written: tuple[int, Path] | None) -> None:
+    from evalkit.io.canonical import canonical_dumps
+
+    if args.json:
+        obj = report.to_json_obj()
+        obj["out"] = None if written is None else str(written[1])
+        sys.stdout.write(canonical_dumps(obj))
+        return
+    if written is not None:
+        count, out = written
+        print(f"imported {count} trace{'s' if count != 1 else ''} into {out}")
+    for line in report.render():
+        print(line)
 
 
 def _print_stats(stats: dict) -> None:
@@ -96,6 +146,19 @@ def add_traces_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="output file, .jsonl or .parquet")
     p.add_argument("--skip-invalid", action="store_true",
                    help="skip malformed records into FILE.quarantine.jsonl instead of stopping")
+    p.add_argument("--allow-empty", action="store_true",
+                   help="accept a source with no records (otherwise a warning, nothing written, exit 1)")
+    p.add_argument("--json", action="store_true", help="print the import report as JSON")
+    chat = p.add_argument_group("chat logs", "how chat records are laid out (openai-chat and other chat formats)")
+    chat.add_argument("--role-map", action="append", metavar="FROM=TO",
+                      help="rename a message role before import, e.g. agent=assistant (repeatable)")
+    chat.add_argument("--messages-key", metavar="KEY", help="field holding the messages (default: messages)")
+    chat.add_argument("--id-key", metavar="KEYS",
+                      help="field(s) making the trace id; a comma list makes a composite id like 3/0")
+    chat.add_argument("--keep", metavar="FIELDS",
+                      help="record fields to keep in trace metadata, comma list (default: all but messages)")
+    chat.add_argument("--mapping", metavar="FILE",
+                      help="YAML/JSON file with messages_key, id_key, keep, role_map (options override it)")
     p.set_defaults(func=_cmd_import)
 
     p = tsub.add_parser("stats", help="counts, tools, latency, tokens and errors of a trace file",

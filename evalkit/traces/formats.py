@@ -10,10 +10,15 @@ from typing import Any
 
 from evalkit.contracts.trace import Trace
 from evalkit.io.errors import InputError
+from evalkit.traces.anthropic import looks_like_anthropic, read_anthropic
+from evalkit.traces.chat_mapping import ChatMapping, find_messages_key
 from evalkit.traces.langfuse import looks_like_langfuse, read_langfuse
 from evalkit.traces.native import looks_like_native, read_native, read_parquet
+from evalkit.traces.not_traces import explain_not_traces
 from evalkit.traces.openai_chat import looks_like_openai_chat, read_openai_chat
 from evalkit.traces.otel import looks_like_otel, read_otel
+from evalkit.traces.plugins import load_plugin_formats
+from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue, iter_source_values
 
 
@@ -27,6 +32,10 @@ class TraceFormat:
     per_record: bool = True
     """Each value is read on its own (so one bad record can be skipped); False when spans of one
     trace may be spread over many values, as in OpenTelemetry exports."""
+    takes_context: bool = False
+    """The reader is called as ``read(values, context)`` with an
+    :class:`~evalkit.traces.report.ImportContext`: the import report to record into and the user's
+    chat mapping. Otherwise it is called as ``read(values)``."""
 
 
 # Sniffing tries formats in this order; the native shape is the most specific, so it goes first.
@@ -34,10 +43,14 @@ FORMATS: dict[str, TraceFormat] = {
     f.name: f for f in (
         TraceFormat("evalkit", looks_like_native, read_native),
         TraceFormat("langfuse", looks_like_langfuse, read_langfuse),
-        TraceFormat("otel", looks_like_otel, read_otel, per_record=False),
-        TraceFormat("openai-chat", looks_like_openai_chat, read_openai_chat),
+        TraceFormat("otel", looks_like_otel, read_otel, per_record=False, takes_context=True),
+        # Before openai-chat: an Anthropic message list also has a messages list of {role, ...}.
+        TraceFormat("anthropic", looks_like_anthropic, read_anthropic, per_record=False, takes_context=True),
+        TraceFormat("openai-chat", looks_like_openai_chat, read_openai_chat, takes_context=True),
     )
 }
+
+load_plugin_formats(FORMATS)  # third-party formats (entry-point group evalkit.trace_formats), sniffed last
 
 
 def sniff_format(value: Any) -> str | None:
@@ -53,7 +66,19 @@ def _check_format(format: str) -> None:
         raise InputError(f"unknown trace format {format!r} (one of: auto, {', '.join(FORMATS)})")
 
 
-def detect_format(path: str | Path) -> str:
+def _undetected(sv: SourceValue, mapping: ChatMapping) -> InputError:
+    """The error for a value no format fits, saying which option would help when we can tell."""
+    hint = "pass --format to say which"
+    key = find_messages_key(sv.value)
+    if key is not None and key != mapping.messages_key:
+        hint = f"its chat messages are under {key!r}: pass --messages-key {key}"
+    if (not_traces := explain_not_traces(sv.value)) is not None:
+        hint = not_traces
+    return InputError(f"cannot tell the trace format (tried: {', '.join(FORMATS)}); {hint}", file=sv.file,
+                      line=sv.line, path=None if sv.index is None else f"[{sv.index}]")
+
+
+def detect_format(path: str | Path, mapping: ChatMapping | None = None) -> str:
     """The format of a trace file, from its extension (Parquet) or its first value.
 
     Raises:
@@ -61,14 +86,30 @@ def detect_format(path: str | Path) -> str:
     """
     if Path(path).suffix.lower() == ".parquet":
         return "evalkit"
+    mapping = mapping or ChatMapping()
     first = next(iter_source_values(path), None)
     if first is None:
         raise InputError("empty file: no trace records", file=str(path))
-    name = sniff_format(first.value)
+    name = sniff_format(mapping.sniff_view(first.value))
     if name is None:
-        raise InputError(f"cannot tell the trace format (tried: {', '.join(FORMATS)}); "
-                         "pass --format to say which", file=str(path))
+        raise _undetected(first, mapping)
     return name
+
+
+def _check_fits(sv: SourceValue, fmt: TraceFormat, mapping: ChatMapping) -> None:
+    """Refuse a value a forced format does not fit: a reader could make wrong-looking traces of it."""
+    if not fmt.looks_like(mapping.sniff_view(sv.value)):
+        other = sniff_format(mapping.sniff_view(sv.value))
+        looks = f"it looks like {other!r}" if other else "no known format fits it"
+        raise sv.error(f"record is not in the {fmt.name!r} format given by --format ({looks})")
+
+
+def _fitting(values: Iterable[SourceValue], fmt: TraceFormat, mapping: ChatMapping,
+             first_only: bool) -> Iterator[SourceValue]:
+    for i, sv in enumerate(values):
+        if i == 0 or not first_only:
+            _check_fits(sv, fmt, mapping)
+        yield sv
 
 
 @dataclass(frozen=True)
@@ -80,48 +121,77 @@ class SkippedRecord:
 
 
 def iter_traces(path: str | Path, format: str = "auto",
-                on_invalid: Callable[[SkippedRecord], None] | None = None) -> Iterator[Trace]:
+                on_invalid: Callable[[SkippedRecord], None] | None = None, *,
+                report: ImportReport | None = None, mapping: ChatMapping | None = None) -> Iterator[Trace]:
     """Stream the traces of a file, one at a time (JSONL files are never held in memory whole).
 
     Args:
         path: a trace file: native JSONL/JSON or Parquet, Langfuse export, OTLP JSON or span list,
             or OpenAI chat-log records.
-        format: ``auto`` (sniff the file), ``evalkit``, ``langfuse``, ``otel`` or ``openai-chat``.
+        format: ``auto`` (sniff the file) or a name in :data:`FORMATS`. A forced format must fit
+            every record (the first, for formats whose traces span records); a record it does not fit
+            is an error, never relabelled.
         on_invalid: when given, a malformed record is passed to it and skipped instead of stopping
             the read (formats whose traces span several records still stop).
+        report: when given, counts what was kept, mapped, kept without being understood and skipped
+            (see :mod:`evalkit.traces.report`); an empty file is noted in ``report.empty_files``.
+        mapping: where chat records keep their messages, id and fields, and a role map
+            (see :mod:`evalkit.traces.chat_mapping`); formats that are not chat logs ignore it.
 
     Raises:
         InputError: unreadable file, unknown format, or a malformed record (``FILE:LINE: field: msg``).
     """
     _check_format(format)
+    mapping = mapping or ChatMapping()
+    report = report if report is not None else ImportReport()
     if Path(path).suffix.lower() == ".parquet":
         if format not in ("auto", "evalkit"):
             raise InputError(f"Parquet trace files are evalkit's own format, not {format!r}", file=str(path))
-        yield from read_parquet(path)
+        for trace in read_parquet(path):
+            report.add_trace(trace, "evalkit")
+            yield trace
         return
     values = iter_source_values(path)
-    if format == "auto":
-        first = next(values, None)
-        if first is None:
-            return
-        format = sniff_format(first.value) or ""
+    first = next(values, None)
+    if first is None:
+        report.empty_files.append(str(path))
+        return
+    values = itertools.chain([first], values)
+    forced = format != "auto"
+    if not forced:
+        format = sniff_format(mapping.sniff_view(first.value)) or ""
         if not format:
-            raise InputError(f"cannot tell the trace format (tried: {', '.join(FORMATS)}); "
-                             "pass --format to say which", file=str(path))
-        values = itertools.chain([first], values)
+            raise _undetected(first, mapping)
     fmt = FORMATS[format]
+    if not mapping.is_default and not fmt.takes_context:
+        report.warn(f"{path}: the chat mapping (messages key, id keys, kept fields, role map) does not "
+                    f"apply to the {format!r} format and was not used")
+    context = ImportContext(report, mapping)
+
+    def read(vals: Iterable[SourceValue]) -> Iterator[Trace]:
+        return fmt.read(vals, context) if fmt.takes_context else fmt.read(vals)
+
     if on_invalid is None or not fmt.per_record:
-        yield from fmt.read(values)
+        if forced:
+            values = _fitting(values, fmt, mapping, first_only=not fmt.per_record)
+        for trace in read(values):
+            report.add_trace(trace, format)
+            yield trace
         return
     for sv in values:
         try:
-            traces = list(fmt.read([sv]))
+            if forced:
+                _check_fits(sv, fmt, mapping)
+            traces = list(read([sv]))
         except InputError as exc:
             on_invalid(SkippedRecord(exc, sv.value))
             continue
-        yield from traces
+        for trace in traces:
+            report.add_trace(trace, format)
+            yield trace
 
 
-def load(path: str | Path, format: str = "auto") -> list[Trace]:
+def load(path: str | Path, format: str = "auto", *, report: ImportReport | None = None,
+         mapping: ChatMapping | None = None) -> list[Trace]:
     """All traces of a file as a list (see :func:`iter_traces`)."""
-    return list(iter_traces(path, format))
+    return list(iter_traces(path, format, report=report, mapping=mapping))

@@ -5,21 +5,41 @@ output is the assistant message. Each tool call becomes a TOOL observation (chil
 made it) with the call's arguments as input and the matching ``tool`` message as output. A tool
 message that no call announced (some loggers drop ``tool_calls``) is still a TOOL observation, named
 by its ``name`` field or ``tool``, with no input. Other record fields go to the trace's metadata.
+
+Nothing is dropped: a message whose role the importer does not know (``agent``, a misspelt
+``asssistant``) becomes an EVENT named by its role, with ``metadata.role`` holding it, and is counted
+in the import report with the ``--role-map`` that would translate it. A user or system message after
+the last assistant turn (a question never answered, tau-bench's ``###STOP###``) is in no turn's input,
+so it becomes an EVENT too. A :class:`~evalkit.traces.chat_mapping.ChatMapping` says where other
+record shapes keep their messages and id, which fields to keep, and how to rename roles; a renamed
+message keeps its original role in ``metadata.role``.
 """
 
 from __future__ import annotations
 
+import difflib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.traces.chat_mapping import ID_SEPARATOR, ChatMapping
+from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
 
 # Record fields tried, in order, for the trace id; the first that is present wins. A plain ``id`` comes
 # last because chat-log exports often reuse it for the conversation's root ("root" in every record).
 _ID_KEYS = ("trace_id", "conversation_id", "session_id", "lsmith_id", "run_id", "id")
+
+_CONTEXT_ROLES = ("system", "developer", "user")  # read by the next turn, as its input
+_TOOL_ROLES = ("tool", "function")
+KNOWN_ROLES = ("assistant", *_CONTEXT_ROLES, *_TOOL_ROLES)
+
+# Role names other chat loggers use for the same speakers; only used to suggest a --role-map.
+_ROLE_SYNONYMS = {"agent": "assistant", "ai": "assistant", "bot": "assistant", "model": "assistant",
+                  "human": "user", "customer": "user"}
 
 
 def looks_like_openai_chat(value: Any) -> bool:
@@ -48,19 +68,81 @@ def _text(content: Any) -> Any:
     return content
 
 
-def _trace_id(sv: SourceValue, record: dict[str, Any]) -> str:
+def suggested_role(role: str) -> str | None:
+    """The known role an unknown one most likely means (for the hint in the report), or None."""
+    lowered = role.strip().lower()
+    if lowered in KNOWN_ROLES:
+        return lowered
+    if lowered in _ROLE_SYNONYMS:
+        return _ROLE_SYNONYMS[lowered]
+    close = difflib.get_close_matches(lowered, KNOWN_ROLES, n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _id_part(value: Any) -> str | None:
+    if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+        return str(value)
+    return None
+
+
+def _trace_id(sv: SourceValue, record: dict[str, Any], mapping: ChatMapping) -> str:
+    if mapping.id_keys:
+        parts = []
+        for key in mapping.id_keys:
+            part = _id_part(record.get(key))
+            if part is None:
+                raise sv.error("id field named by --id-key is missing or not a string/integer", key)
+            parts.append(part)
+        return ID_SEPARATOR.join(parts)
     for key in _ID_KEYS:
-        value = record.get(key)
-        if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
-            return str(value)
+        part = _id_part(record.get(key))
+        if part is not None:
+            return part
     where = sv.line if sv.line is not None else sv.index
     return f"record-{where}"
 
 
-def _trace(sv: SourceValue, seen: dict[str, int]) -> Trace:
+def _roles(sv: SourceValue, messages: list[Any], mapping: ChatMapping, report: ImportReport) -> list[str]:
+    """Each message's role after the role map, counting what was mapped."""
+    roles = []
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
+            raise sv.error("each message must be an object with a role", f"{mapping.messages_key}[{i}]")
+        raw = msg["role"]
+        role = mapping.role_map.get(raw, raw)
+        if role != raw:
+            report.mapped(f"messages with role {raw!r}", role)
+        roles.append(role)
+    return roles
+
+
+def _unknown_role_hint(role: str) -> str:
+    target = suggested_role(role)
+    return f"map them with --role-map {role}={target or 'ROLE'}" + (
+        "" if target else f" (ROLE one of: {', '.join(KNOWN_ROLES)})")
+
+
+def _metadata(sv: SourceValue, record: dict[str, Any], mapping: ChatMapping,
+              report: ImportReport) -> dict[str, Any]:
+    if mapping.keep is None:
+        metadata = {k: v for k, v in record.items() if k != mapping.messages_key}
+    else:
+        metadata = {k: record[k] for k in mapping.keep if k in record}
+        for key in mapping.keep:
+            if key not in record:
+                report.warn(f"field {key!r} named by --keep is missing from some records "
+                            f"(first: {sv.where})")
+    metadata["source"] = "openai-chat"
+    return metadata
+
+
+def _trace(sv: SourceValue, seen: Counter[str], mapping: ChatMapping, report: ImportReport) -> Trace:
     record = sv.value
-    messages: list[dict[str, Any]] = record["messages"]
-    trace_id = _trace_id(sv, record)
+    raw_messages: list[Any] = record[mapping.messages_key]
+    roles = _roles(sv, raw_messages, mapping, report)
+    # The conversation as later turns see it: mapped roles in place of the source's.
+    messages = [m if m["role"] == r else {**m, "role": r} for m, r in zip(raw_messages, roles, strict=True)]
+    trace_id = _trace_id(sv, record, mapping)
     if trace_id in seen:
         seen[trace_id] += 1
         trace_id = f"{trace_id}#{seen[trace_id]}"
@@ -69,20 +151,22 @@ def _trace(sv: SourceValue, seen: dict[str, int]) -> Trace:
     observations: list[Observation] = []
     calls: dict[str, int] = {}  # tool_call_id -> index of its TOOL observation
     model = record.get("model")
+    last_turn = max((i for i, r in enumerate(roles) if r == "assistant"), default=-1)
     for i, msg in enumerate(messages):
-        if not isinstance(msg, dict) or "role" not in msg:
-            raise sv.error("each message must be an object with a role", f"messages[{i}]")
-        role = msg["role"]
+        role, raw_role = roles[i], raw_messages[i]["role"]
+        origin = {"role": raw_role} if role != raw_role else None
         if role == "assistant":
             gen_id = f"m{i}"
             fields: dict[str, Any] = {"id": gen_id, "type": "GENERATION", "name": msg.get("name") or "assistant",
                                       "input": messages[:i], "output": msg}
             if isinstance(model, str):
                 fields["model"] = model
+            if origin:
+                fields["metadata"] = origin
             observations.append(Observation(**fields))
             for j, call in enumerate(msg.get("tool_calls") or []):
                 if not isinstance(call, dict):
-                    raise sv.error("tool call must be an object", f"messages[{i}].tool_calls[{j}]")
+                    raise sv.error("tool call must be an object", f"{mapping.messages_key}[{i}].tool_calls[{j}]")
                 fn = call.get("function") or {}
                 call_id = call.get("id") or f"{gen_id}.call{j}"
                 tool = Observation(id=f"{gen_id}.call{j}", type="TOOL", name=fn.get("name") or "tool",
@@ -90,7 +174,7 @@ def _trace(sv: SourceValue, seen: dict[str, int]) -> Trace:
                                    metadata={"toolCallId": call_id})
                 calls[call_id] = len(observations)
                 observations.append(tool)
-        elif role in ("tool", "function"):
+        elif role in _TOOL_ROLES:
             output = _maybe_json(_text(msg.get("content")))
             idx = calls.pop(msg.get("tool_call_id"), None) if msg.get("tool_call_id") else None
             if idx is not None:
@@ -98,12 +182,19 @@ def _trace(sv: SourceValue, seen: dict[str, int]) -> Trace:
                 observations[idx].model_fields_set.add("output")
             else:
                 observations.append(Observation(id=f"m{i}", type="TOOL", name=msg.get("name") or "tool",
-                                                output=output))
-    first_user = next((m for m in messages if m.get("role") == "user"), None)
-    last_assistant = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
-    metadata = {k: v for k, v in record.items() if k not in ("messages",)}
-    metadata["source"] = "openai-chat"
-    fields = {"id": trace_id, "observations": observations, "metadata": metadata}
+                                                output=output, metadata=origin))
+        elif role in _CONTEXT_ROLES:
+            if i > last_turn:  # no turn reads it, so it would be lost as mere input
+                report.kept(f"{role} messages no assistant turn follows", "EVENT")
+                observations.append(Observation(id=f"m{i}", type="EVENT", name=role, output=_text(msg.get("content")),
+                                                metadata={"role": raw_role, "afterLastTurn": True}))
+        else:
+            report.kept_unknown(f"messages with role {role!r}", "EVENT", _unknown_role_hint(role))
+            observations.append(Observation(id=f"m{i}", type="EVENT", name=role, output=_text(msg.get("content")),
+                                            metadata={"role": raw_role, "unknownRole": True}))
+    first_user = next((m for m in messages if m["role"] == "user"), None)
+    last_assistant = messages[last_turn] if last_turn >= 0 else None
+    fields = {"id": trace_id, "observations": observations, "metadata": _metadata(sv, record, mapping, report)}
     if isinstance(record.get("name"), str):
         fields["name"] = record["name"]
     if first_user is not None:
@@ -113,11 +204,19 @@ def _trace(sv: SourceValue, seen: dict[str, int]) -> Trace:
     return Trace(**fields)
 
 
-def read_openai_chat(values: Iterable[SourceValue]) -> Iterator[Trace]:
-    """Traces from chat-log records (see the module docstring)."""
-    seen: dict[str, int] = {}
+def read_openai_chat(values: Iterable[SourceValue], context: ImportContext | None = None) -> Iterator[Trace]:
+    """Traces from chat-log records (see the module docstring).
+
+    Args:
+        values: the records.
+        context: the import report to count mapped and unknown roles into, and the chat mapping
+            (messages key, id keys, kept fields, role map); default: plain OpenAI records.
+    """
+    mapping = context.mapping if context is not None else ChatMapping()
+    report = context.report if context is not None else ImportReport()
+    seen = context.ids_seen if context is not None else Counter()
     for sv in values:
-        if not looks_like_openai_chat(sv.value):
-            raise sv.error("expected a record with a non-empty messages list of {role, content} objects",
-                           "messages")
-        yield _trace(sv, seen)
+        if not looks_like_openai_chat(mapping.sniff_view(sv.value)):
+            raise sv.error("expected a record with a non-empty list of {role, content} messages",
+                           mapping.messages_key)
+        yield _trace(sv, seen, mapping, report)

@@ -15,7 +15,6 @@ observation's type, name, input, output, model and usage; see ``evalkit.traces.o
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,16 +37,21 @@ from evalkit.traces.otel_attributes import (
     time_from_nanos,
     usage,
 )
+from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
+from evalkit.traces.source_exact import reread_exact
 from evalkit.traces.tree import order_observations
+from evalkit.traces.vercel_ai import VERCEL_TOOL_NAME, apply_joins
 
 __all__ = ["looks_like_otel", "read_otel"]
 
-_TRACE_KEYS = ("traceId", "trace_id", "context.trace_id", "context.traceId")
-_SPAN_KEYS = ("spanId", "span_id", "context.span_id", "context.spanId")
-_PARENT_KEYS = ("parentSpanId", "parent_span_id", "parent_id", "parentId", "parent.span_id")
-_START_KEYS = ("startTimeUnixNano", "start_time_unix_nano", "start_time")
-_END_KEYS = ("endTimeUnixNano", "end_time_unix_nano", "end_time")
+# ``spanContext`` / ``parentSpanContext`` / HrTime ``startTime``: spans as the OTel JS SDK holds them.
+_TRACE_KEYS = ("traceId", "trace_id", "context.trace_id", "context.traceId", "spanContext.traceId")
+_SPAN_KEYS = ("spanId", "span_id", "context.span_id", "context.spanId", "spanContext.spanId")
+_PARENT_KEYS = ("parentSpanId", "parent_span_id", "parent_id", "parentId", "parent.span_id",
+                "parentSpanContext.spanId")
+_START_KEYS = ("startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime")
+_END_KEYS = ("endTimeUnixNano", "end_time_unix_nano", "end_time", "endTime")
 _OTEL_ONLY_KEYS = ("attributes", "parentSpanId", "parent_span_id", "startTimeUnixNano", "start_time",
                    "kind", "status", "span_events")
 
@@ -73,6 +77,8 @@ class _Span:
     status_message: str | None = None
     resource: dict[str, Any] = field(default_factory=dict)
     scope: str | None = None
+    joined_from: str | None = None
+    """The span's own trace id when it was joined into another trace (Vercel spans without parents)."""
 
 
 # --- recognising the input ----------------------------------------------------------------------
@@ -233,7 +239,7 @@ def _flat_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict[
     for i, event in enumerate(raw_events or []):
         epath = _join(path, f"{events_key}[{i}]")
         event = _object(sv, event, epath)
-        _, when = lookup(event, ("timeUnixNano", "time_unix_nano", "timestamp"))
+        _, when = lookup(event, ("timeUnixNano", "time_unix_nano", "timestamp", "time"))
         events.append({"name": event.get("name"), "time": _field(sv, time_from_nanos, when, epath),
                        "attributes": _decode(sv, event.get("attributes"), _join(epath, "attributes"))})
     if resource is None:
@@ -314,12 +320,13 @@ def _observation(span: _Span) -> Observation:
     obs_type = observation_type(attrs)
     name = span.name
     if obs_type == "TOOL":
-        name = first_text(attrs, "gen_ai.tool.name", "tool.name") or (
+        name = first_text(attrs, "gen_ai.tool.name", "tool.name", *VERCEL_TOOL_NAME) or (
             name.removeprefix("execute_tool ") if name else None)
     fields: dict[str, Any] = {
         "id": span.span_id, "type": obs_type, "name": name, "parent_id": span.parent_id,
         "start_time": span.start, "end_time": span.end,
-        "model": first_text(attrs, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name"),
+        "model": first_text(attrs, "gen_ai.response.model", "ai.response.model", "gen_ai.request.model",
+                            "llm.model_name", "ai.model.id"),
         "usage": usage(attrs),
     }
     if span.error:
@@ -336,6 +343,8 @@ def _observation(span: _Span) -> Observation:
         metadata["spanName"] = span.name
     if span.events:
         metadata["events"] = span.events
+    if span.joined_from is not None:
+        metadata["sourceTraceId"] = span.joined_from
     fields["metadata"] = metadata
     fields = {k: v for k, v in fields.items() if v is not None}
     inp, out = payloads(obs_type, attrs, span.events)
@@ -346,30 +355,11 @@ def _observation(span: _Span) -> Observation:
     return Observation(**fields)
 
 
-def _exact(sv: SourceValue, cache: dict[str, Any]) -> SourceValue | None:
-    """The value re-read with the standard json module, which keeps integers beyond 64 bits exact.
-
-    orjson (used by ``iter_source_values``) turns such integers into floats, which breaks the
-    decimal trace ids of any-agent exports.
-    """
-    try:
-        if sv.line is not None:
-            if sv.file not in cache:
-                with open(sv.file, "rb") as fh:
-                    cache[sv.file] = fh.read().splitlines()
-            value = json.loads(cache[sv.file][sv.line - 1])
-        else:
-            if sv.file not in cache:
-                with open(sv.file, "rb") as fh:
-                    cache[sv.file] = json.loads(fh.read())
-            value = cache[sv.file] if sv.index is None else cache[sv.file][sv.index]
-    except (OSError, ValueError, IndexError, KeyError, TypeError):
-        return None
-    return SourceValue(value, sv.file, sv.line, sv.index)
-
-
-def read_otel(values: Iterable[SourceValue]) -> Iterator[Trace]:
+def read_otel(values: Iterable[SourceValue], context: ImportContext | None = None) -> Iterator[Trace]:
     """Read every value, group spans by trace id, and yield one Trace per trace id, sorted by id.
+
+    Vercel AI SDK spans that lost their parent ids are joined to their wrappers first (see
+    ``evalkit.traces.vercel_ai``); each join is counted in ``context.report``.
 
     Raises:
         evalkit.io.errors.InputError: a value of an unknown shape, or a span without a trace or span id, with
@@ -382,7 +372,7 @@ def read_otel(values: Iterable[SourceValue]) -> Iterator[Trace]:
             with paused_gc():
                 spans_of_value = list(_spans_of(sv))
         except LossyNumber as exc:
-            exact = _exact(sv, exact_docs)
+            exact = reread_exact(sv, exact_docs)
             if exact is None:
                 raise sv.error(exc.message, exc.path) from None
             spans_of_value = list(_spans_of(exact))
@@ -395,11 +385,14 @@ def read_otel(values: Iterable[SourceValue]) -> Iterator[Trace]:
                 raise span.sv.error(f"span id {span.span_id!r} used twice in trace {span.trace_id!r}",
                                     _join(span.path, span.id_key))
             spans[span.span_id] = span
+    joined = apply_joins(traces, context.report if context is not None else ImportReport())
     for trace_id in sorted(traces):
         with paused_gc():
             observations = order_observations([_observation(s) for s in traces[trace_id].values()])
             fields: dict[str, Any] = {"id": trace_id, "metadata": {"source": "otel"},
                                       "observations": observations}
+            if trace_id in joined:
+                fields["metadata"]["joinedTraceIds"] = sorted(joined[trace_id])
             if observations and observations[0].name is not None:
                 fields["name"] = observations[0].name
             trace = Trace(**fields)

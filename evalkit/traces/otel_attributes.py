@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from evalkit.traces.tree import iso_from_unix_nanos
+from evalkit.traces.vercel_ai import VERCEL_USAGE, vercel_payload_keys, vercel_type, with_tool_calls
 
 
 class BadField(ValueError):
@@ -60,6 +61,8 @@ _USAGE_KEYS = {
     "output": ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"),
     "total": ("gen_ai.usage.total_tokens", "llm.usage.total_tokens", "llm.token_count.total"),
 }
+# The Vercel AI SDK's own keys come last: a span with GenAI usage too gives the same numbers.
+_USAGE_KEYS = {field: keys + VERCEL_USAGE[field] for field, keys in _USAGE_KEYS.items()}
 
 # Non-standard fallbacks: any-agent (gen_ai.tool.args, gen_ai.output) and Google ADK (gcp.vertex.agent.*).
 _TOOL_IN = ("gen_ai.tool.args", "gcp.vertex.agent.tool_call_args")
@@ -203,6 +206,9 @@ def time_from_nanos(value: Any, path: str) -> str | None:
         return None
     if isinstance(value, bool):
         raise BadField("not a timestamp", path)
+    if isinstance(value, list) and len(value) == 2 and all(
+            isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return iso_from_unix_nanos(value[0] * 1_000_000_000 + value[1])  # OTel JS HrTime [seconds, nanos]
     if isinstance(value, int | float):
         return iso_from_unix_nanos(int(value))
     if isinstance(value, str):
@@ -308,25 +314,28 @@ def _event_messages(events: list[dict[str, Any]]) -> tuple[Any, Any]:
 
 def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]]) -> tuple[Any, Any]:
     """The (input, output) of a span, each ``MISSING`` when no source gives it."""
+    vercel_in, vercel_out = vercel_payload_keys(attrs)
     if obs_type == "TOOL":
-        return (_first(attrs, "gen_ai.tool.call.arguments", "input.value", "tool.parameters", *_TOOL_IN),
-                _first(attrs, "gen_ai.tool.call.result", "output.value", *_TOOL_OUT))
+        return (_first(attrs, "gen_ai.tool.call.arguments", "input.value", "tool.parameters", *_TOOL_IN,
+                       *vercel_in),
+                _first(attrs, "gen_ai.tool.call.result", "output.value", *_TOOL_OUT, *vercel_out))
     if obs_type not in ("GENERATION", "AGENT"):
-        return _first(attrs, "input.value"), _first(attrs, "output.value")
+        out = with_tool_calls(attrs, MISSING, _first(attrs, "output.value", *vercel_out))
+        return _first(attrs, "input.value", *vercel_in), out
     inp = _first(attrs, "gen_ai.input.messages")
     if inp is MISSING:
         inp = indexed(attrs, "gen_ai.prompt.") or MISSING
     if inp is MISSING:
         inp = _openinference_messages(attrs, "llm.input_messages.")
     if inp is MISSING:
-        inp = _first(attrs, "input.value", *_LLM_IN)
+        inp = _first(attrs, "input.value", *_LLM_IN, *vercel_in)
     out = _first(attrs, "gen_ai.output.messages")
     if out is MISSING:
         out = indexed(attrs, "gen_ai.completion.") or MISSING
     if out is MISSING:
         out = _openinference_messages(attrs, "llm.output_messages.")
     if out is MISSING:
-        out = _first(attrs, "output.value", *_LLM_OUT)
+        out = with_tool_calls(attrs, MISSING, _first(attrs, "output.value", *_LLM_OUT, *vercel_out))
     if inp is MISSING or out is MISSING:
         event_in, event_out = _event_messages(events)
         inp = event_in if inp is MISSING else inp
@@ -337,13 +346,16 @@ def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]])
 # --- type, model, usage -------------------------------------------------------------------------
 
 def observation_type(attrs: dict[str, Any]) -> str:
-    """GenAI operation, else OpenInference span kind, else legacy GenAI markers, else SPAN."""
+    """GenAI operation, else OpenInference span kind, else Vercel ``ai.operationId``, else legacy GenAI
+    markers, else SPAN."""
     op = attrs.get("gen_ai.operation.name")
     if isinstance(op, str) and op.lower() in OP_TYPES:
         return OP_TYPES[op.lower()]
     kind = attrs.get("openinference.span.kind")
     if isinstance(kind, str) and kind.upper() in OPENINFERENCE_TYPES:
         return OPENINFERENCE_TYPES[kind.upper()]
+    if (vercel := vercel_type(attrs)) is not None:
+        return vercel
     if ("gen_ai.system" in attrs or "llm.request.type" in attrs
             or any(k.startswith("gen_ai.prompt.") for k in attrs)):
         return "GENERATION"

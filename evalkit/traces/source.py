@@ -25,6 +25,13 @@ class SourceValue:
     line: int | None = None
     index: int | None = None
 
+    @property
+    def where(self) -> str:
+        """``FILE:LINE`` or ``FILE[INDEX]``: where this value sits, for messages that are not errors."""
+        if self.line is not None:
+            return f"{self.file}:{self.line}"
+        return self.file if self.index is None else f"{self.file}[{self.index}]"
+
     def error(self, message: str, path: str | None = None) -> InputError:
         """An InputError located at this value (``FILE:LINE: [index].path: message``)."""
         if self.index is not None:

@@ -1,0 +1,45 @@
+"""Files that are not traces get a plain explanation, not a traceback or a list of formats to try."""
+
+import json
+
+import pytest
+
+from evalkit.cli import main
+from evalkit.io.errors import InputError
+from evalkit.traces import load
+
+PAIRWISE = [{"input": "Write a poem.", "output_1": "Roses...", "output_2": "Violets...", "label": 1,
+             "results": [{"swap = False": {"completion": ["Output (a)", "stop"], "winner": "1"}}]}]
+
+
+def test_pairwise_judge_results_are_named_as_such(tmp_path):
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(PAIRWISE))
+    with pytest.raises(InputError, match="pairwise judge results") as caught:
+        load(path)
+    assert "output_1, output_2, label" in caught.value.message
+    assert caught.value.file == str(path)
+
+
+def test_the_cli_says_it_in_one_line_and_exits_1(tmp_path, capsys):
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps(PAIRWISE))
+    assert main(["traces", "import", str(path), "--out", str(tmp_path / "out.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "not agent traces" in err and "Traceback" not in err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_unknown_data_keeps_the_generic_hint(tmp_path):
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps({"input": "x", "output_1": "y"}))  # one output, no preference
+    with pytest.raises(InputError, match="pass --format to say which"):
+        load(path)
+
+
+def test_an_agent_log_a_plugin_reads_points_to_the_plugin(tmp_path):
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps([{"id": 0, "timestamp": "2025-01-20T20:29:13", "source": "environment",
+                                 "observation": "agent_state_changed", "content": "", "extras": {}}]))
+    with pytest.raises(InputError, match="OpenHands event stream.*pip install -e examples/plugins"):
+        load(path)
