@@ -22,6 +22,7 @@ from evalkit.analysis.taxonomy import (
     uncoded_fails,
     unknown_modes,
 )
+from evalkit.analysis.transcript import transcript
 from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "sample_traces",
     "saturation_curve",
     "trace_features",
+    "transcript",
     "uncoded_fails",
     "unknown_modes",
     "write_review",

@@ -1,12 +1,14 @@
 """``review.html``: one self-contained page for reading traces and labelling them, offline, in a browser.
 
-The page renders one trace at a time (the conversation, tool calls with arguments and results, a
-collapsible observation tree with errors highlighted) next to pass/fail/defer buttons, a note box and
+The page renders one trace at a time (the conversation as a chat transcript, each message once, with
+tool calls, their arguments and results; beside it a collapsible observation tree with errors
+highlighted and a one-line preview per row) next to pass/fail/defer buttons, a note box and
 failure-mode tags. Labels autosave in the browser's localStorage under a key derived from the trace
 ids, and the export button downloads them as a :class:`ReviewExport` for ``evalkit labels import``.
 
 Everything taken from traces reaches the page as JSON inside a script element (``script_json``) and is
-put into the document with ``textContent``, never as markup.
+put into the document with ``textContent``, never as markup. Long values are cut at a few thousand
+characters with a "show all" button, and bidi control characters in names are shown escaped.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import jinja2
 
 from evalkit.analysis.store import labels_of, latest
 from evalkit.analysis.taxonomy import check_modes
+from evalkit.analysis.transcript import transcript
 from evalkit.contracts.annotation import REVIEW_EXPORT_FORMAT, Annotation, Taxonomy
 from evalkit.contracts.trace import Trace
 from evalkit.io.atomic import atomic_write_text
@@ -54,6 +57,7 @@ def _trace_payload(trace: Trace, hide_metadata: Sequence[str]) -> dict[str, Any]
     obj = trace.to_json_obj()
     if hide_metadata and isinstance(obj.get("metadata"), dict):
         obj["metadata"] = {k: v for k, v in obj["metadata"].items() if k not in hide_metadata}
+    obj["transcript"] = transcript(trace)
     return obj
 
 

@@ -1,12 +1,14 @@
 """Choosing which traces to read first: random, stratified, outlier, failure-driven and uncertainty sampling.
 
-Every strategy returns traces in the order to review them and is deterministic for a seed: ties are
-broken by a seeded random key, never by the order a dict or a set happens to have.
+Every strategy returns traces in the order to review them and is deterministic for a seed. The random
+draw and every tie are decided by a seeded digest of each trace's id, never by its position in the file
+or by the order a dict or a set happens to have: the same set of traces gives the same sample however
+the file orders them.
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
 import statistics
 from collections.abc import Sequence
 
@@ -42,7 +44,8 @@ def sample_traces(traces: Sequence[Trace], n: int, strategy: str = "random", see
             are seen early); ``outlier`` (most unusual length, latency, tool count or errors first);
             ``failure-driven`` (traces with error levels, failed tools or judge fails, most signals
             first); ``uncertainty`` (uncertain or low-confidence judge verdicts, least sure first).
-        seed: the seed; the same inputs and seed always give the same traces in the same order.
+        seed: the seed; the same set of traces and seed always give the same traces in the same
+            order, whatever the order of ``traces``.
         by: for ``stratified``: a metadata field (``intent``) or a feature (``tools``, ``name``,
             ``tool_calls``, ``has_error``).
         verdicts: judge verdicts; required for ``uncertainty``, counted by ``failure-driven``.
@@ -58,11 +61,10 @@ def sample_traces(traces: Sequence[Trace], n: int, strategy: str = "random", see
     if n < 1:
         raise InputError(f"must be at least 1 (got {n})", path="n")
     _check_unique(traces)
-    rng = random.Random(seed)
+    # One seeded key per trace id: a random order of the set, independent of the order of the file.
+    tiebreak = [_draw_key(seed, t.id) for t in traces]
     if strategy == "random":
-        return [traces[i] for i in rng.sample(range(len(traces)), min(n, len(traces)))]
-    # One random key per trace, drawn in input order, breaks ties the same way on every run.
-    tiebreak = [rng.random() for _ in traces]
+        return [traces[i] for i in sorted(range(len(traces)), key=lambda i: tiebreak[i])[:n]]
     if strategy == "stratified":
         if not by:
             raise InputError("stratified sampling needs a field to stratify by", path="by")
@@ -83,6 +85,14 @@ def sample_traces(traces: Sequence[Trace], n: int, strategy: str = "random", see
     return [traces[i] for i in order[:n]]
 
 
+def _draw_key(seed: int, trace_id: str) -> bytes:
+    """A trace's place in the seeded random order: a digest of the seed and its id (not its position).
+
+    Same recipe as the label splits of :mod:`evalkit.calibration.splits`, so a seed means one thing.
+    """
+    return hashlib.sha256(f"{seed}\x00{trace_id}".encode()).digest()
+
+
 def _check_unique(traces: Sequence[Trace]) -> None:
     seen: set[str] = set()
     for i, trace in enumerate(traces):
@@ -91,7 +101,7 @@ def _check_unique(traces: Sequence[Trace]) -> None:
         seen.add(trace.id)
 
 
-def _stratified(traces: Sequence[Trace], n: int, by: str, tiebreak: list[float]) -> list[Trace]:
+def _stratified(traces: Sequence[Trace], n: int, by: str, tiebreak: list[bytes]) -> list[Trace]:
     group = group_traces(traces, by)
     strata: dict[str, list[int]] = {}
     for i, trace in enumerate(traces):
@@ -106,7 +116,7 @@ def _stratified(traces: Sequence[Trace], n: int, by: str, tiebreak: list[float])
 
 
 def _robust_z(values: list[float | None]) -> list[float]:
-    present = [v for v in values if v is not None]
+    present = sorted(v for v in values if v is not None)  # sums in one order, whatever the file order
     if len(present) < 2:
         return [0.0] * len(values)
     median = statistics.median(present)

@@ -112,3 +112,22 @@ def test_bad_arguments_are_named():
     with pytest.raises(InputError, match="duplicate trace id 't000'"):
         sample_traces([*traces, traces[0]], 2)
     assert set(STRATEGIES) == {"random", "stratified", "outlier", "failure-driven", "uncertainty"}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_the_same_set_of_traces_gives_the_same_sample_whatever_the_file_order(strategy):
+    import random
+
+    traces = [make_trace(f"t{i:03d}", tools=i % 4, failed_tools=int(i % 9 == 0), duration_s=1 + i % 7,
+                         metadata={"intent": ["refund", "status", "cancel"][i % 3]}) for i in range(60)]
+    verdicts = [_verdict(t.id, "uncertain" if i % 5 == 0 else "pass", 0.5 + (i % 4) / 10)
+                for i, t in enumerate(traces)]
+    shuffled = list(traces)
+    random.Random(11).shuffle(shuffled)
+    reversed_ = list(reversed(traces))
+    options = {"by": "intent", "verdicts": verdicts}
+    picks = [_ids(sample_traces(order, 12, strategy, seed=4, **options)) for order in (traces, shuffled, reversed_)]
+    assert picks[0] == picks[1] == picks[2]
+    assert picks[0]
+    if strategy in ("random", "stratified"):  # the seed, not the file, decides the draw
+        assert len(picks[0]) == 12 and picks[0] != _ids(sample_traces(traces, 12, strategy, seed=5, **options))
