@@ -100,6 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_calibrate_parser(sub)
 
+    from evalkit.calibration.import_cli import add_verdicts_parser
+
+    add_verdicts_parser(sub)
+
     from evalkit.flow.cli import add_flow_parser
 
     add_flow_parser(sub)

@@ -158,7 +158,8 @@ def _uncertainty_keys(traces: Sequence[Trace], verdicts: Sequence[CriterionVerdi
     for v in verdicts:
         if v.result == "uncertain":
             uncertain[v.trace_id] = uncertain.get(v.trace_id, 0) + 1
-        lowest[v.trace_id] = min(lowest.get(v.trace_id, 1.0), v.confidence)
+        if v.confidence is not None:  # imported verdicts may not record a confidence
+            lowest[v.trace_id] = min(lowest.get(v.trace_id, 1.0), v.confidence)
     out: list[tuple[int, float] | None] = []
     for trace in traces:
         count, low = uncertain.get(trace.id, 0), lowest.get(trace.id, 1.0)

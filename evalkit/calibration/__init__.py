@@ -7,17 +7,35 @@ from evalkit.calibration.correction import (
     METHODS,
     CorrectedRate,
     adjusted_wald_interval,
+    correct_observed_rate,
     corrected_pass_rate,
     rogan_gladen,
 )
+from evalkit.calibration.criteria import (
+    Calibrations,
+    calibrate_criteria,
+    criteria_of,
+    label_budget,
+    observed_rate,
+)
 from evalkit.calibration.files import read_labels, read_verdicts
+from evalkit.calibration.imports import (
+    LabelColumns,
+    VerdictColumns,
+    append_records,
+    labels_from_table,
+    parse_value_map,
+    verdicts_from_table,
+)
 from evalkit.calibration.ledger import LedgerEntry, TestLedger, TestSetAlreadyMeasured
 from evalkit.calibration.metrics import Confusion, confusion, wilson_interval
 from evalkit.calibration.pairing import Pairing, pair_labels, unlabeled_verdicts
 from evalkit.calibration.planning import LabelPlan, expected_width, plan_labels
 from evalkit.calibration.report import CriterionCalibration, calibrate_criterion, dev_history, sensitivity
 from evalkit.calibration.splits import DEFAULT_FRACTIONS, LabelSplits, split_labels
-from evalkit.calibration.validation import MIN_LABELS, MIN_RATE, judge_shortfalls, validate_judge
+from evalkit.calibration.status import MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
+from evalkit.calibration.tables import Table, read_table
+from evalkit.calibration.validation import validate_judge
 
 __all__ = [
     "DEFAULT_FRACTIONS",
@@ -27,32 +45,47 @@ __all__ = [
     "MIN_RATE",
     "Confusion",
     "CriterionCalibration",
+    "Calibrations",
     "CorrectedRate",
     "Kappa",
+    "LabelColumns",
     "LabelPlan",
     "LabelSplits",
     "LedgerEntry",
     "Pairing",
     "TestLedger",
+    "Table",
     "TestSetAlreadyMeasured",
+    "VerdictColumns",
     "adjusted_wald_interval",
     "annotator_kappa",
+    "append_records",
     "as_binary",
+    "calibrate_criteria",
     "calibrate_criterion",
     "cohens_kappa",
     "dev_history",
     "confusion",
+    "correct_observed_rate",
+    "criteria_of",
     "corrected_pass_rate",
     "expected_width",
     "judge_shortfalls",
+    "judge_status",
+    "label_budget",
+    "labels_from_table",
+    "observed_rate",
     "pair_labels",
+    "parse_value_map",
     "plan_labels",
     "read_labels",
+    "read_table",
     "read_verdicts",
     "rogan_gladen",
     "sensitivity",
     "split_labels",
     "unlabeled_verdicts",
     "validate_judge",
+    "verdicts_from_table",
     "wilson_interval",
 ]

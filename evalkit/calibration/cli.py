@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import Any
 
+from evalkit.io.errors import InputError
+
 
 def _fmt(x: float | None, digits: int = 3) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
@@ -16,12 +18,23 @@ def calibrate(args: argparse.Namespace) -> dict[str, Any]:
     from evalkit.calibration.files import read_labels, read_verdicts
     from evalkit.calibration.report import calibrate_criterion
 
+    if (args.observed is None) != (args.n is None):
+        raise InputError("--observed and --n go together: the judge's pass rate and how many traces it "
+                         "was observed on (e.g. --observed 0.857 --n 2400)", path="--observed")
+    if args.observed is not None and args.unlabeled:
+        raise InputError("give --unlabeled or --observed/--n, not both", path="--unlabeled")
     unlabeled = read_verdicts(args.unlabeled) if args.unlabeled else None
+    observed = (args.observed, args.n) if args.observed is not None else None
     report = calibrate_criterion(read_labels(args.labels), read_verdicts(args.verdicts),
-                                 criterion_id=args.criterion, unlabeled=unlabeled, method=args.method,
-                                 level=args.level, iterations=args.iterations, seed=args.seed,
-                                 source=args.unlabeled or args.verdicts)
+                                 criterion_id=args.criterion, unlabeled=unlabeled, observed=observed,
+                                 method=args.method, level=args.level, iterations=args.iterations,
+                                 seed=args.seed, source=args.unlabeled or args.verdicts)
     return report.to_json_obj()
+
+
+def _status(validation: dict[str, Any]) -> str:
+    reasons = validation["shortfalls"]
+    return validation["status"] + (f" ({'; '.join(reasons)})" if reasons else "")
 
 
 def _print_table(report: dict[str, Any]) -> None:
@@ -47,9 +60,15 @@ def _print_table(report: dict[str, Any]) -> None:
         ("abstention", f"{conf['uncertain']} uncertain on labelled traces"
                        + (f" ({abst:.1%}: {conf['uncertainOnPass']} on passes, "
                           f"{conf['uncertainOnFail']} on fails)" if abst is not None else "")),
-        ("unlabeled", f"{unl['used']} verdicts used, {unl['uncertain']} uncertain left out"),
-        ("observed", f"{rate['pObs']:.3f} pass rate"),
+        ("status", _status(report["validation"])),
     ]
+    if unl["observedFrom"] == "given":
+        rows.append(("observed", f"{rate['pObs']:.3f} pass rate on {rate['nUnlabeled']} traces (given)"))
+    elif unl["observedFrom"] == "verdicts":
+        rows.append(("unlabeled", f"{unl['used']} verdicts used, {unl['uncertain']} uncertain left out"))
+        rows.append(("observed", f"{rate['pObs']:.3f} pass rate"))
+    else:
+        rows.append(("observed", "none: give --unlabeled, or --observed RATE --n COUNT, to correct a pass rate"))
     level = f"{rate['level']:.0%}"
     if rate["valid"]:
         rows.append(("corrected", f"{rate['theta']:.3f}  {level} CI [{rate['lower']:.3f}, {rate['upper']:.3f}]"))
@@ -81,13 +100,18 @@ def add_calibrate_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "calibrate", help="a judge's TPR/TNR on human labels and its corrected pass rate",
         description="Join human labels (HumanLabel JSONL) to judge verdicts (CriterionVerdict JSONL) on "
-                    "trace id; report TPR and TNR with Wilson intervals, and the judge's pass rate on "
-                    "unlabeled traces corrected for its errors (Rogan-Gladen) with a confidence interval. "
+                    "trace id; report TPR and TNR with Wilson intervals, whether the judge is validated, and "
+                    "the judge's pass rate on unlabeled traces (its verdicts, or --observed/--n) corrected "
+                    "for its errors (Rogan-Gladen) with a confidence interval. "
                     "When labels name splits, only the test split is measured.")
     p.add_argument("--labels", required=True, metavar="FILE", help="human labels, HumanLabel JSONL")
     p.add_argument("--verdicts", required=True, metavar="FILE", help="judge verdicts, CriterionVerdict JSONL")
     p.add_argument("--unlabeled", metavar="FILE",
                    help="verdicts to correct (default: the verdicts on traces without a non-defer label)")
+    p.add_argument("--observed", type=float, metavar="RATE",
+                   help="instead of verdicts: the judge's pass rate on unlabeled traces, as published "
+                        "or reported by another tool (with --n)")
+    p.add_argument("--n", type=int, metavar="COUNT", help="how many traces --observed was measured on")
     p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
                    help=f"interval method (default: {DEFAULT_METHOD})")
     p.add_argument("--criterion", metavar="ID", help="the criterion, when the files hold several")

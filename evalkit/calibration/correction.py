@@ -54,13 +54,14 @@ class CorrectedRate:
     """A corrected pass rate with its interval.
 
     ``theta``, ``lower`` and ``upper`` are None when ``valid`` is False (``reason`` says why);
-    ``p_obs`` is always reported. ``skipped`` counts bootstrap resamples without a usable correction.
+    ``p_obs`` is reported whenever there was one to correct (None only when neither unlabeled
+    verdicts nor an observed rate were given). ``skipped`` counts bootstrap resamples without a usable correction.
     """
 
     theta: float | None
     lower: float | None
     upper: float | None
-    p_obs: float
+    p_obs: float | None
     tpr: float | None
     tnr: float | None
     n_test: int
@@ -185,21 +186,63 @@ def corrected_pass_rate(test_labels: Sequence[Any] | np.ndarray, test_preds: Seq
             bad option.
     """
     _check_options(method, level, iterations)
-    labels = as_binary(test_labels, "test_labels")
-    preds = as_binary(test_preds, "test_preds")
+    _test_pairs(test_labels, test_preds)
     unlabeled = as_binary(unlabeled_preds, "unlabeled_preds")
-    if len(labels) != len(preds):
-        raise InputError(f"test_labels and test_preds differ in length ({len(labels)} vs {len(preds)})",
-                         path="test_preds")
     if not len(unlabeled):
         raise InputError("no unlabeled predictions: the observed pass rate is undefined",
                          path="unlabeled_preds")
-    counts = tp, pos, tn, neg = _counts(labels, preds)
     p_obs = int(np.count_nonzero(unlabeled)) / len(unlabeled)
+    return correct_observed_rate(test_labels, test_preds, p_obs, len(unlabeled), method=method, level=level,
+                                 iterations=iterations, seed=seed)
+
+
+def _test_pairs(test_labels: Sequence[Any] | np.ndarray,
+                test_preds: Sequence[Any] | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    labels = as_binary(test_labels, "test_labels")
+    preds = as_binary(test_preds, "test_preds")
+    if len(labels) != len(preds):
+        raise InputError(f"test_labels and test_preds differ in length ({len(labels)} vs {len(preds)})",
+                         path="test_preds")
+    return labels, preds
+
+
+def _check_observed(p_obs: Any, n_unlabeled: Any) -> None:
+    if isinstance(p_obs, bool) or not isinstance(p_obs, int | float) or not 0 <= p_obs <= 1:
+        raise InputError(f"the observed pass rate must be a number in [0, 1] (got {p_obs!r})", path="observed")
+    if isinstance(n_unlabeled, bool) or not isinstance(n_unlabeled, int) or n_unlabeled <= 0:
+        raise InputError(f"the number of judged traces behind the observed rate must be a positive integer "
+                         f"(got {n_unlabeled!r})", path="n")
+
+
+def correct_observed_rate(test_labels: Sequence[Any] | np.ndarray, test_preds: Sequence[Any] | np.ndarray,
+                          p_obs: float, n_unlabeled: int, *, method: str = DEFAULT_METHOD,
+                          level: float = DEFAULT_LEVEL, iterations: int = DEFAULT_ITERATIONS,
+                          seed: int = 0) -> CorrectedRate:
+    """A pass rate the judge reported elsewhere (a published table, another tool), corrected.
+
+    The same as :func:`corrected_pass_rate` when only the rate and its count are known: every method
+    needs the unlabeled predictions only through their pass rate and their number.
+
+    Args:
+        test_labels: human labels of the test set, 0/1 or ``"pass"``/``"fail"``.
+        test_preds: the judge's predictions on the same test traces, in the same order.
+        p_obs: the judge's pass rate on the traces to estimate the pass rate of.
+        n_unlabeled: how many traces that rate was observed on.
+        method, level, iterations, seed: see :func:`corrected_pass_rate`.
+
+    Raises:
+        InputError: a rate outside [0, 1], a count that is not a positive integer, or what
+            :func:`corrected_pass_rate` refuses.
+    """
+    _check_options(method, level, iterations)
+    _check_observed(p_obs, n_unlabeled)
+    labels, preds = _test_pairs(test_labels, test_preds)
+    p_obs = float(p_obs)
+    counts = tp, pos, tn, neg = _counts(labels, preds)
     tpr, tnr = (tp / pos if pos else None), (tn / neg if neg else None)
     boot = method != "adjusted-wald"
     base = {"p_obs": p_obs, "tpr": tpr, "tnr": tnr, "n_test": pos + neg, "n_test_pass": pos,
-            "n_test_fail": neg, "n_unlabeled": len(unlabeled), "method": method, "level": level,
+            "n_test_fail": neg, "n_unlabeled": n_unlabeled, "method": method, "level": level,
             "iterations": iterations if boot else None}
     reason = None
     if not pos or not neg:
@@ -211,9 +254,9 @@ def corrected_pass_rate(test_labels: Sequence[Any] | np.ndarray, test_preds: Seq
         return CorrectedRate(None, None, None, valid=False, reason=reason, **base)
     theta = float(rogan_gladen(p_obs, tpr, tnr))
     if not boot:
-        lower, upper = adjusted_wald_interval(p_obs, tnr, tpr, len(unlabeled), neg, pos, level)
+        lower, upper = adjusted_wald_interval(p_obs, tnr, tpr, n_unlabeled, neg, pos, level)
         return CorrectedRate(theta, lower, upper, valid=True, **base)
-    lower, upper, skipped = _bootstrap(counts, p_obs, len(unlabeled), full=method == "bootstrap-full",
+    lower, upper, skipped = _bootstrap(counts, p_obs, n_unlabeled, full=method == "bootstrap-full",
                                        level=level, iterations=iterations, seed=seed)
     if lower is None:
         return CorrectedRate(None, None, None, valid=False, skipped=skipped, **base,

@@ -52,6 +52,9 @@ def _one_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVer
     if criterion_id is None and len(found) > 1:
         raise InputError(f"labels and verdicts cover several criteria ({', '.join(found)}); "
                          "choose one (criterion_id / --criterion)")
+    if criterion_id is not None and found and criterion_id not in found:
+        raise InputError(f"unknown criterion {criterion_id!r}; the labels and verdicts name: {', '.join(found)}",
+                         path="criterion")
     return criterion_id if criterion_id is not None else (found[0] if found else None)
 
 

@@ -11,6 +11,7 @@ from evalkit.calibration.correction import (
     DEFAULT_ITERATIONS,
     DEFAULT_METHOD,
     CorrectedRate,
+    correct_observed_rate,
     corrected_pass_rate,
 )
 from evalkit.calibration.metrics import DEFAULT_LEVEL, Confusion
@@ -20,6 +21,7 @@ from evalkit.calibration.pairing import (
     select_criterion,
     unlabeled_verdicts,
 )
+from evalkit.calibration.status import MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io.errors import InputError
@@ -43,6 +45,24 @@ class CriterionCalibration:
     unlabeled_verdicts: int
     unlabeled_uncertain: int
     rate: CorrectedRate
+    observed_from: str | None = None
+    """Where the observed pass rate came from: ``verdicts`` (judged unlabeled traces), ``given`` (a rate
+    and its count reported elsewhere), or None when there was none to correct."""
+
+    @property
+    def shortfalls(self) -> list[str]:
+        """Why the judge is not validated on this test split (empty when it is)."""
+        return judge_shortfalls(self.test)
+
+    @property
+    def status(self) -> str:
+        """``validated`` or ``unvalidated``: the one verdict on the judge, for every surface to show."""
+        return judge_status(self.test)
+
+    @property
+    def status_text(self) -> str:
+        """The status with its reasons, e.g. ``unvalidated (only 46 usable test labels (need at least 60))``."""
+        return self.status + (f" ({'; '.join(self.shortfalls)})" if self.shortfalls else "")
 
     def to_json_obj(self) -> dict[str, Any]:
         return {"criterionId": self.criterion_id, "labelScope": self.label_scope,
@@ -50,13 +70,24 @@ class CriterionCalibration:
                 "splits": self.split_counts, "confusion": self.test.to_json_obj(),
                 "devConfusion": self.dev.to_json_obj() if self.dev else None,
                 "unlabeled": {"verdicts": self.unlabeled_verdicts, "uncertain": self.unlabeled_uncertain,
-                              "used": self.rate.n_unlabeled},
+                              "used": self.rate.n_unlabeled if self.observed_from == "verdicts" else 0,
+                              "observedFrom": self.observed_from},
+                "validation": {"status": self.status, "shortfalls": self.shortfalls,
+                               "minRate": MIN_RATE, "minLabels": MIN_LABELS},
                 "correctedPassRate": self.rate.to_json_obj()}
+
+
+def _nothing_to_correct(conf: Confusion, reason: str, method: str, level: float) -> CorrectedRate:
+    """The rate when no observed pass rate was given: TPR and TNR still reported, nothing corrected."""
+    return CorrectedRate(None, None, None, p_obs=None, tpr=conf.tpr, tnr=conf.tnr, n_test=conf.total,
+                         n_test_pass=conf.positives, n_test_fail=conf.negatives, n_unlabeled=0, method=method,
+                         level=level, valid=False, reason=reason)
 
 
 def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVerdict], *,
                         criterion_id: str | None = None,
                         unlabeled: Sequence[CriterionVerdict] | None = None,
+                        observed: tuple[float, int] | None = None,
                         method: str = DEFAULT_METHOD, level: float = DEFAULT_LEVEL,
                         iterations: int = DEFAULT_ITERATIONS, seed: int = 0,
                         source: str | None = None) -> CriterionCalibration:
@@ -67,12 +98,22 @@ def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[Criteri
         verdicts: the judge's verdicts on labelled (and, usually, unlabeled) traces.
         criterion_id: the criterion; may be None when the inputs hold one.
         unlabeled: the verdicts to correct; default: verdicts on traces without a non-defer label.
+        observed: ``(pass rate, count)`` of the judge on traces judged elsewhere (a published result),
+            instead of ``unlabeled``.
         method, level, iterations, seed: see :func:`corrected_pass_rate`.
         source: a file name for error messages.
 
+    Returns:
+        The calibration. Without unlabeled verdicts or an observed rate, TPR, TNR and the status are
+        still measured; the rate is then marked not valid with the reason.
+
     Raises:
-        InputError: no verdicts, no test labels, or no decisive verdict to correct.
+        InputError: no verdicts, an unknown criterion, no test labels, or both ``unlabeled`` and
+            ``observed``.
     """
+    if unlabeled is not None and observed is not None:
+        raise InputError("give the verdicts to correct or an observed pass rate with its count, not both",
+                         path="observed")
     criterion, labels, verdicts = select_criterion(labels, verdicts, criterion_id)
     if not verdicts:
         raise InputError(f"no verdicts for criterion {criterion!r}", file=source)
@@ -85,23 +126,32 @@ def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[Criteri
     dev_labels = [lb for lb in labels if lb.split == "dev"]
     dev = Confusion.from_pairing(pair_labels(dev_labels, verdicts, criterion_id=criterion), level) \
         if dev_labels else None
-    to_correct = [v for v in unlabeled if v.criterion_id == criterion] if unlabeled is not None \
-        else unlabeled_verdicts(verdicts, labels)
+    test = Confusion.from_pairing(pairing, level)
+    to_correct = [] if observed is not None else [v for v in unlabeled if v.criterion_id == criterion] \
+        if unlabeled is not None else unlabeled_verdicts(verdicts, labels)
     preds, uncertain = decisive_predictions(to_correct)
-    if not len(preds):
-        raise InputError(f"no pass/fail verdicts on unlabeled traces for criterion {criterion!r} "
-                         f"({uncertain} uncertain); pass the verdicts to correct with --unlabeled "
-                         "(unlabeled= in Python)", file=source)
-    rate = corrected_pass_rate(pairing.human, pairing.judge, preds, method=method, level=level,
-                               iterations=iterations, seed=seed)
+    observed_from: str | None = "verdicts"
+    if observed is not None:
+        observed_from = "given"
+        rate = correct_observed_rate(pairing.human, pairing.judge, observed[0], observed[1], method=method,
+                                     level=level, iterations=iterations, seed=seed)
+    elif len(preds):
+        rate = corrected_pass_rate(pairing.human, pairing.judge, preds, method=method, level=level,
+                                   iterations=iterations, seed=seed)
+    else:
+        observed_from = None
+        rate = _nothing_to_correct(test, f"nothing to correct: no pass/fail verdicts on unlabeled traces "
+                                         f"({uncertain} uncertain) and no observed pass rate given; give the "
+                                         "verdicts to correct (--unlabeled, unlabeled_verdicts_file) or the "
+                                         "judge's observed rate and its count (--observed/--n, "
+                                         "observed_pass_rate/observed_count)", method, level)
     counts: dict[str, Counter] = {}
     for lb in labels:
         counts.setdefault(lb.split or "none", Counter())[lb.label] += 1
     split_counts = {s: dict(sorted(c.items())) for s, c in sorted(counts.items())}
     return CriterionCalibration(criterion, "test" if split_aware else "all", len(labels), len(measured),
-                                split_counts, dev, Confusion.from_pairing(pairing, level), pairing.trace_ids,
-                                len(to_correct),
-                                uncertain, rate)
+                                split_counts, dev, test, pairing.trace_ids, len(to_correct), uncertain, rate,
+                                observed_from)
 
 
 def sensitivity(p_obs: float, tpr: float, tnr: float, *, spread: float = 0.1,

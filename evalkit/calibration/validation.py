@@ -12,39 +12,22 @@ from pathlib import Path
 
 from evalkit.calibration.correction import DEFAULT_ITERATIONS, DEFAULT_METHOD
 from evalkit.calibration.ledger import LedgerEntry, TestLedger
-from evalkit.calibration.metrics import DEFAULT_LEVEL, Confusion
+from evalkit.calibration.metrics import DEFAULT_LEVEL
 from evalkit.calibration.report import calibrate_criterion
+from evalkit.calibration.status import judge_shortfalls, judge_status
 from evalkit.contracts.labels import ConfidenceInterval, HumanLabel, ValidationResult
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io.errors import InputError
-
-MIN_RATE = 0.9
-"""TPR and TNR a validated judge reaches on test (validate-evaluator: "target > 0.9 each")."""
-
-MIN_LABELS = 60
-"""Test labels needed to validate (validate-evaluator: fewer than 60 gives wide intervals)."""
 
 
 def _test_set_digest(trace_ids: Sequence[str]) -> str:
     return "sha256:" + hashlib.sha256("\n".join(sorted(trace_ids)).encode()).hexdigest()
 
 
-def judge_shortfalls(conf: Confusion) -> list[str]:
-    """Why a judge with this test confusion is not validated (empty when it is)."""
-    out = []
-    if conf.total < MIN_LABELS:
-        out.append(f"only {conf.total} usable test labels (need at least {MIN_LABELS})")
-    for name, rate in (("TPR", conf.tpr), ("TNR", conf.tnr)):
-        if rate is None:
-            out.append(f"{name} undefined (no human {'passes' if name == 'TPR' else 'fails'} in test)")
-        elif rate < MIN_RATE:
-            out.append(f"{name} {rate:.3f} < {MIN_RATE}")
-    return out
-
-
 def validate_judge(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVerdict], *,
                    criterion_id: str, judge_model: str, prompt_digest: str, ledger: str | Path,
                    measured_at: str, unlabeled: Sequence[CriterionVerdict] | None = None,
+                   observed: tuple[float, int] | None = None,
                    method: str = DEFAULT_METHOD, level: float = DEFAULT_LEVEL, force: bool = False,
                    iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> ValidationResult:
     """Measure a judge on the test split once, and record the measurement in the ledger.
@@ -60,6 +43,7 @@ def validate_judge(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVer
         measured_at: the timestamp to record (injected, never read from the clock here).
         unlabeled: verdicts on the traces to estimate the pass rate of; when None, the verdicts on
             traces without a non-``defer`` label in any split.
+        observed: ``(pass rate, count)`` the judge reported elsewhere, instead of ``unlabeled``.
         method: the interval method for the corrected rate.
         level: confidence level.
         force: measure again although the ledger has this criterion and prompt (recorded as forced).
@@ -83,7 +67,7 @@ def validate_judge(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVer
     book.check(criterion_id, prompt_digest, force=force)
     again = bool(book.previous(criterion_id, prompt_digest))
     report = calibrate_criterion(labels, verdicts, criterion_id=criterion_id, unlabeled=unlabeled,
-                                 method=method, level=level, iterations=iterations, seed=seed)
+                                 observed=observed, method=method, level=level, iterations=iterations, seed=seed)
     conf, rate, uncertain = report.test, report.rate, report.unlabeled_uncertain
     shortfalls = judge_shortfalls(conf)
     notes = [*shortfalls]
@@ -95,7 +79,7 @@ def validate_judge(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVer
         notes.append(f"{uncertain} uncertain verdicts on unlabeled traces left out of the observed rate")
     if again:
         notes.append("test set measured again (forced)")
-    status = "unvalidated" if shortfalls else "validated"
+    status = judge_status(conf)
     result = ValidationResult(
         criterion_id=criterion_id, judge_model=judge_model, status=status, label_count=conf.total,
         tpr=conf.tpr, tnr=conf.tnr, observed_pass_rate=rate.p_obs, corrected_rate=rate.theta,

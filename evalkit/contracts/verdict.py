@@ -45,13 +45,18 @@ class BlockedBy(CamelContract):
 
 
 class CriterionVerdict(CamelContract):
-    """The verdict on one criterion for one trace; the critique comes before the result."""
+    """The verdict on one criterion for one trace; the critique comes before the result.
+
+    ``confidence`` and ``critique`` are always written, and ``null`` only where the verdict came from
+    a source that recorded none (a published table of predictions, another tool's 0/1 output): an
+    explicit "not recorded", never an invented number or text.
+    """
 
     criterion_id: str
     trace_id: str
     result: VerdictResult
-    confidence: float = Field(ge=0, le=1, strict=True)
-    critique: str
+    confidence: float | None = Field(ge=0, le=1, strict=True)
+    critique: str | None
     refs: list[Ref] | None = None
     assumptions: list[Assumption] | None = None
     blocked_by: BlockedBy | None = None

@@ -131,3 +131,10 @@ def test_the_same_set_of_traces_gives_the_same_sample_whatever_the_file_order(st
     assert picks[0]
     if strategy in ("random", "stratified"):  # the seed, not the file, decides the draw
         assert len(picks[0]) == 12 and picks[0] != _ids(sample_traces(traces, 12, strategy, seed=5, **options))
+
+
+def test_uncertainty_sampling_accepts_verdicts_that_record_no_confidence():
+    traces = [make_trace(f"t{i}") for i in range(3)]
+    verdicts = [CriterionVerdict(criterion_id="c1", trace_id="t0", result="pass", confidence=None, critique=None),
+                _verdict("t1", "uncertain", 0.2)]
+    assert _ids(sample_traces(traces, 3, "uncertainty", seed=0, verdicts=verdicts)) == ["t1"]

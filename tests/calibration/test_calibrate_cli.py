@@ -49,7 +49,7 @@ def test_json_output_is_canonical_and_uses_verdicts_on_unlabeled_traces(files, c
     report = json.loads(out)
     assert out == json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     rate = report["correctedPassRate"]
-    assert report["unlabeled"] == {"verdicts": 11, "uncertain": 1, "used": 10}
+    assert report["unlabeled"] == {"verdicts": 11, "uncertain": 1, "used": 10, "observedFrom": "verdicts"}
     assert rate["pObs"] == 0.7 and rate["tpr"] == 0.9 and rate["tnr"] == 0.9
     assert rate["theta"] == pytest.approx(0.75) and rate["method"] == "adjusted-wald"
     assert report["confusion"]["deferred"] == 1 and report["labelScope"] == "all"
@@ -85,8 +85,11 @@ def test_bad_label_is_located_by_file_line_and_field(files, tmp_path):
     assert err.value.render().startswith(f"{bad}:2: label: Input should be 'pass', 'fail' or 'defer'")
 
 
-def test_no_unlabeled_verdicts_asks_for_the_file(tmp_path):
+def test_without_unlabeled_verdicts_tpr_tnr_and_status_are_still_printed(tmp_path, capsys):
     labels = _write(tmp_path / "l.jsonl", [{"traceId": "a", "label": "pass"}, {"traceId": "b", "label": "fail"}])
     verdicts = _write(tmp_path / "v.jsonl", [_verdict("a", "pass"), _verdict("b", "fail")])
-    with pytest.raises(InputError, match="--unlabeled"):
-        _run(["--labels", labels, "--verdicts", verdicts])
+    assert _run(["--labels", labels, "--verdicts", verdicts]) == 0
+    out = capsys.readouterr().out
+    assert "TPR         1.000  [" in out and "TNR         1.000  [" in out
+    assert "status      unvalidated (only 2 usable test labels (need at least 60))" in out
+    assert "corrected   not valid: nothing to correct" in out and "--observed" in out
