@@ -10,7 +10,10 @@ is printed. ``build_flow_graph`` keeps edges light (its edges are materialised i
 since the plain algorithm returns its edges); the last columns add ``.to_graph()``, the validated
 pydantic model (one model per edge), which is the larger part of the time on these traces.
 
-Run: ``python -m benchmarks.bench_flow [--sizes 100 300 1000] [--repeat 3]``.
+Both semantics are measured against the plain algorithm of the same semantics: ``received`` (the
+default: the text each consumer received) and ``mutagent`` (the reference method's JSON text).
+
+Run: ``python -m benchmarks.bench_flow [--sizes 100 300 1000] [--repeat 3] [--semantics received mutagent]``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 
 from evalkit.contracts.trace import Trace
 from evalkit.flow import build_flow_graph
+from evalkit.flow.received import SEMANTICS, ReceivedText
 from evalkit.flow.reference import plain_flow_graph
 from evalkit.flow.slots import consumer_text
 
@@ -114,28 +118,39 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 1000],
                         help="observations per trace, one trace per size")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each fast build; the best is kept")
+    parser.add_argument("--semantics", nargs="+", choices=SEMANTICS, default=list(SEMANTICS),
+                        help="which matching rules to measure (default: both)")
     args = parser.parse_args(argv)
+    for semantics in args.semantics:
+        print(f"semantics={semantics}")
+        _measure(args.sizes, args.repeat, semantics)
+    print("ratio = plain algorithm time / evalkit time on the same trace in the same process, outputs "
+          "asserted identical.\nms/MB = build_flow_graph time per MB of consumer text: flat or falling means time "
+          "grows no faster than the input.\nus/edge model = what .to_graph() adds per edge: the "
+          "validated pydantic model.\nTarget: >= 50x at 1000 observations.")
+
+
+def _measure(sizes: list[int], repeat: int, semantics: str) -> None:
     print(f"{'obs':>6}{'input MB':>10}{'edges':>9}{'plain s':>10}{'build_flow_graph s':>20}{'ratio':>8}"
           f"{'ms/MB':>8}{'+ .to_graph() s':>17}{'ratio':>8}{'us/edge model':>15}")
-    for n_obs in args.sizes:
+    received = ReceivedText()
+    for n_obs in sizes:
         trace = long_context_trace(n_obs)
-        input_mb = sum(len(consumer_text(obs)) for obs in trace.observations) / 1e6
-        plain_s, expected = _timed(lambda t=trace: plain_flow_graph(t, dispatch_tool_names=[DISPATCH]), 1)
+        text = consumer_text if semantics == "mutagent" else (lambda obs: received(obs.input))
+        input_mb = sum(len(text(obs)) for obs in trace.observations) / 1e6
+        plain_s, expected = _timed(lambda t=trace: plain_flow_graph(t, dispatch_tool_names=[DISPATCH],
+                                                                    semantics=semantics), 1)
         # The plain algorithm returns its edges; the light build's edges are lazy, so they are
         # materialised inside the timing (as tuples) to compare like with like.
-        light_s, flow = _timed(lambda t=trace: _with_edges(build_flow_graph(t, dispatch_tool_names=[DISPATCH])),
-                               args.repeat)
-        model_s, graph = _timed(lambda t=trace: build_flow_graph(t, dispatch_tool_names=[DISPATCH]).to_graph(),
-                                args.repeat)
+        light_s, flow = _timed(lambda t=trace: _with_edges(build_flow_graph(
+            t, dispatch_tool_names=[DISPATCH], semantics=semantics)), repeat)
+        model_s, graph = _timed(lambda t=trace: build_flow_graph(
+            t, dispatch_tool_names=[DISPATCH], semantics=semantics).to_graph(), repeat)
         assert flow.to_json_obj() == expected, f"build_flow_graph differs from the plain algorithm ({n_obs})"
         assert graph.to_json_obj() == expected, f"the validated graph differs from the plain algorithm ({n_obs})"
         print(f"{n_obs:>6}{input_mb:>10.1f}{flow.edge_count:>9}{plain_s:>10.2f}{light_s:>20.3f}"
               f"{plain_s / light_s:>8.1f}{light_s * 1000 / input_mb:>8.1f}{model_s:>17.3f}"
               f"{plain_s / model_s:>8.1f}{(model_s - light_s) * 1e6 / max(1, flow.edge_count):>15.2f}")
-    print("ratio = plain algorithm time / evalkit time on the same trace in the same process, outputs "
-          "asserted identical.\nms/MB = build_flow_graph time per MB of consumer text: flat or falling means time "
-          "grows no faster than the input.\nus/edge model = what .to_graph() adds per edge: the "
-          "validated pydantic model.\nTarget: >= 50x at 1000 observations.")
 
 
 if __name__ == "__main__":

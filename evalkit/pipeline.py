@@ -20,6 +20,7 @@ from evalkit.contracts.summary import InputDigest, NotebookRun, RunManifest
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
 from evalkit.io.errors import InputError
+from evalkit.notebook_parameters import notebook_parameters
 
 KERNEL_NAME = "python3"
 """papermill runs every notebook in this kernel; jupyter_client starts it with the running Python,
@@ -73,18 +74,37 @@ def input_digests(resolved: ResolvedSubject) -> list[InputDigest]:
     return digests
 
 
-def _failure(name: str, exc: Exception) -> NotebookRun:
-    """A failed notebook, naming the cell as its author sees it and the error papermill reports.
+FIRST_LINE_CHARS = 60
+"""A failing cell is named by its number and its first line, cut to this many characters."""
 
-    papermill inserts an ``injected-parameters`` cell after the parameters cell; the index it
-    reports counts that cell, so it is taken off to point into the notebook as written.
+
+def _source_cell(notebook: Path, exc: Exception) -> int | None:
+    """The failing cell's index in the notebook as written, found by its source text.
+
+    papermill counts the ``injected-parameters`` cell it inserts (after the parameters cell, or at
+    the top when there is none), so its index can be one past the author's; the source text is the
+    same, and the author's cell is the one with that text nearest the reported index.
     """
+    import nbformat
+
+    cells = nbformat.read(str(notebook), as_version=4).cells
+    same = [i for i, cell in enumerate(cells) if cell.source == exc.source]
+    return min(same, key=lambda i: (abs(exc.cell_index - 1 - i), i)) if same else None
+
+
+def _failure(name: str, exc: Exception, notebook: Path) -> NotebookRun:
+    """A failed notebook, naming the cell as its author sees it (number and first line) and the error."""
     from papermill.exceptions import PapermillExecutionError
 
     if isinstance(exc, PapermillExecutionError):
-        index = exc.cell_index - (1 if exc.cell_index > 0 else 0)
+        index = _source_cell(notebook, exc)
+        if index is None:
+            return NotebookRun(name=name, status="failed",
+                               error=f"{name}: the injected parameters raised {exc.ename}: {exc.evalue}")
+        first = next((line.strip() for line in exc.source.splitlines() if line.strip()), "")
+        first = first if len(first) <= FIRST_LINE_CHARS else first[:FIRST_LINE_CHARS - 1] + "\u2026"
         return NotebookRun(name=name, status="failed", cell=index,
-                           error=f"{name}: cell {index + 1} raised {exc.ename}: {exc.evalue}")
+                           error=f"{name}: cell {index + 1} ({first}) raised {exc.ename}: {exc.evalue}")
     return NotebookRun(name=name, status="failed", error=f"{name}: {type(exc).__name__}: {exc}")
 
 
@@ -110,7 +130,7 @@ def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object]) -
             result = NotebookRun(name=name, status="failed",
                                  error=f"{name}: finished without writing {SUMMARY_FILE}")
     except Exception as exc:  # papermill raises several types; each becomes a located failure
-        result = _failure(name, exc)
+        result = _failure(name, exc, notebook)
     if executed.exists():
         atomic_write_text(out_dir / NOTEBOOK_HTML, notebook_to_html(executed))
     return result
@@ -145,6 +165,9 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
     missing = [n for n in names if not (nb_dir / f"{n}.ipynb").is_file()]
     if missing:
         raise InputError(f"notebook not found: {', '.join(f'{n}.ipynb' for n in missing)} in {nb_dir}")
+    # Every notebook's parameters are checked before the first one runs: a typo fails in a second.
+    own = {n: notebook_parameters(resolved.path, subject.parameters.get(n, {}), nb_dir / f"{n}.ipynb")
+           for n in names}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     parameters = {"subject_file": str(resolved.path), "run_at": at}
@@ -153,7 +176,9 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
         print(f"[{i}/{len(names)}] {name} ...", end="", file=sys.stderr, flush=True)
         started = time.perf_counter()
         result = run_notebook(nb_dir / f"{name}.ipynb", out / name,
-                              {**parameters, "output_dir": str((out / name).resolve())})
+                              {**parameters, **own[name], "output_dir": str((out / name).resolve())})
+        if name in subject.parameters:
+            result = result.model_copy(update={"parameters": subject.parameters[name]})
         runs.append(result)
         took = time.perf_counter() - started
         print(f" {result.status} ({took:.1f}s)" + (f"\n    {result.error}" if result.error else ""),

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import polars as pl
 
-from evalkit.analysis.features import groups
+from evalkit.analysis.features import GROUPING_FEATURES, groups
 from evalkit.analysis.store import labels_of
 from evalkit.contracts.annotation import Annotation
 from evalkit.contracts.trace import Trace
@@ -72,3 +73,32 @@ def modes_by(annotations: Sequence[Annotation], traces: Sequence[Trace], by: str
             rows.append((value, mode, count, len(members), count / len(members), lo, hi))
     rows.sort(key=lambda r: (r[0], -r[2], r[1]))
     return pl.DataFrame(rows, schema=BREAKDOWN_SCHEMA, orient="row")
+
+
+FIELDS_NAMED = 8
+"""How many metadata fields a note about a missing breakdown field suggests instead."""
+
+
+def metadata_fields(traces: Sequence[Trace]) -> dict[str, int]:
+    """Each metadata field and how many traces carry it, most common first (then by name)."""
+    counts = Counter(key for t in traces for key in (t.metadata or {}))
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def breakdown_gap(traces: Sequence[Trace], by: str, notebook: str = "01_error_analysis") -> str | None:
+    """Why a breakdown ``by`` a field cannot be drawn on these traces, or None when it can.
+
+    A field no trace carries gives a note naming the fields the traces do have and how to choose one
+    in the subject file, so a report shows the gap instead of failing or drawing one "(missing)" bar.
+    """
+    if by in GROUPING_FEATURES or not traces:
+        return None
+    field = by.removeprefix("metadata.")
+    fields = metadata_fields(traces)
+    if field in fields:
+        return None
+    named = ", ".join(f"{k} ({v})" for k, v in list(fields.items())[:FIELDS_NAMED])
+    has = f"their metadata fields (traces carrying each): {named}" if fields else "they carry no metadata"
+    return (f"No trace has metadata field {field!r}, so the breakdown by it is left out; {has}; features: "
+            f"{', '.join(GROUPING_FEATURES)}. Choose one in the subject file: "
+            f"parameters: {{{notebook}: {{by: FIELD}}}}.")

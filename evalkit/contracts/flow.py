@@ -53,6 +53,9 @@ class FlowGraph(CamelContract):
     nodes: list[FlowNode]
     edges: list[FlowEdge]
     unthreaded_outputs: list[UnthreadedOutput]
+    terminal_outputs: list[UnthreadedOutput] = Field(default_factory=list)
+    """Producer slots that reached no later node because they are end products (a final answer, a
+    result after the last input): not candidate leaks. Absent in graphs built the reference way."""
 
 
 class ExpectedEdge(CamelContract):

@@ -1,19 +1,28 @@
 """The subject file: what the pipeline evaluates, where its files are, and how the judge is pinned.
 
-Paths are relative to the subject file. The judge is pinned to one model at temperature 0 so reruns
-are comparable (and, with a cache, byte-identical).
+Paths are relative to the subject file. The judge, when the subject has one, is pinned to one model at
+temperature 0 so reruns are comparable (and, with a cache, byte-identical). ``parameters`` sets a
+notebook's own parameters by name; the pipeline checks each name against that notebook's parameters
+cell, and resolves a value whose name ends in ``_file`` or ``_path`` against the subject file's folder.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from evalkit.contracts.base import SnakeContract
 
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$", max_length=64)]
 RelPath = Annotated[str, Field(min_length=1)]
+ParameterName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+"""A notebook parameter is a Python variable of the notebook's parameters cell."""
+PATH_PARAMETER_SUFFIXES = ("_file", "_path")
+"""A parameter whose name ends so is a path, written relative to the subject file like its inputs; a
+``_file`` must exist and is recorded (with its digest) among the run's inputs, a ``_path`` need not."""
+PIPELINE_PARAMETERS = ("subject_file", "output_dir", "run_at")
+"""Set by the pipeline for every notebook; a subject cannot set them."""
 
 
 class JudgeSettings(SnakeContract):
@@ -40,9 +49,12 @@ class Subject(SnakeContract):
     taxonomy: RelPath | None = None
     judge_runs: list[RelPath] = Field(default_factory=list)
     """Verdicts of earlier judge-prompt iterations, oldest first; ``verdicts`` is the current prompt's."""
-    judge: JudgeSettings
+    judge: JudgeSettings | None = None
+    """Only notebooks that run or calibrate a judge need it."""
     seed: int = 0
     notebooks: list[Slug] = Field(min_length=1)
+    parameters: dict[Slug, dict[ParameterName, Any]] = Field(default_factory=dict)
+    """Per notebook (by name), values for the notebook's own parameters: ``{01_error_analysis: {by: channel}}``."""
 
     @field_validator("notebooks")
     @classmethod
@@ -51,10 +63,32 @@ class Subject(SnakeContract):
             raise ValueError("notebooks: each notebook may be listed once")
         return value
 
+    @model_validator(mode="after")
+    def _parameters_are_settable(self) -> Subject:
+        stray = [name for name in self.parameters if name not in self.notebooks]
+        if stray:
+            raise ValueError(f"parameters: {', '.join(stray)} is not among the subject's notebooks "
+                             f"({', '.join(self.notebooks)})")
+        for notebook, values in self.parameters.items():
+            for name, value in values.items():
+                if name in PIPELINE_PARAMETERS:
+                    raise ValueError(f"parameters.{notebook}.{name}: set by the pipeline, not the subject")
+                if name.endswith(PATH_PARAMETER_SUFFIXES) and not (value is None or isinstance(value, str)):
+                    raise ValueError(f"parameters.{notebook}.{name}: a path (relative to the subject file) "
+                                     f"must be a string, got {type(value).__name__}")
+        return self
+
+    def path_parameters(self, suffixes: tuple[str, ...] = PATH_PARAMETER_SUFFIXES) -> dict[str, str]:
+        """The path-valued notebook parameters, by ``parameters.NOTEBOOK.NAME``, as written."""
+        return {f"parameters.{nb}.{name}": value
+                for nb, values in self.parameters.items() for name, value in values.items()
+                if name.endswith(suffixes) and value is not None}
+
     def input_paths(self) -> dict[str, str]:
         """The input files this subject names, by field, as written (relative to the subject file)."""
         fields = ("traces", "labels", "verdicts", "eval_matrix", "dataset", "expected_flow", "behavior_tree",
                   "annotations", "taxonomy")
         paths = {f: getattr(self, f) for f in fields if getattr(self, f) is not None}
         paths.update({f"judge_runs[{i}]": run for i, run in enumerate(self.judge_runs)})
+        paths.update(self.path_parameters(("_file",)))
         return paths

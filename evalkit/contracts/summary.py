@@ -37,6 +37,15 @@ class Chart(SnakeContract):
     caption: str | None = None
 
 
+class Figure(SnakeContract):
+    """A drawing the notebook wrote (an SVG file in its output folder), embedded in the report."""
+
+    title: Annotated[str, Field(min_length=1)]
+    path: Annotated[str, Field(pattern=r"^[^/\\]+\.svg$")]
+    """The file's name inside the notebook's output folder."""
+    caption: str | None = None
+
+
 class NotebookSummary(SnakeContract):
     """The summary one notebook writes at its end; the report renders a section from it."""
 
@@ -47,6 +56,7 @@ class NotebookSummary(SnakeContract):
     findings: list[str] = Field(default_factory=list)
     charts: list[Chart] = Field(default_factory=list)
     tables: list[Table] = Field(default_factory=list)
+    figures: list[Figure] = Field(default_factory=list)
     conclusion: Annotated[str, Field(min_length=1)]
 
 
@@ -66,6 +76,8 @@ class NotebookRun(SnakeContract):
     status: Literal["ok", "failed"]
     error: str | None = None
     cell: int | None = None
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    """The subject's parameters for this notebook, as written in the subject file."""
 
 
 class RunManifest(SnakeContract):
@@ -74,7 +86,7 @@ class RunManifest(SnakeContract):
     subject: str
     evalkit_version: str
     run_at: str | None = None
-    judge: JudgeSettings
+    judge: JudgeSettings | None = None
     seed: int
     inputs: list[InputDigest]
     notebooks: list[NotebookRun]

@@ -1,8 +1,11 @@
 """Building the flow graph of a trace: which produced value reached which later observation.
 
 Every observation is a node ``n<i>``. A node's output slots are the values it produces; an edge
-goes from a producer's slot to every later node whose input, as text, contains that value. A value
-that reaches no later node is an unthreaded output. See docs/flow.md for the exact rules.
+goes from a producer's slot to every later node whose input, as text, contains that value. By default
+the text is what the consumer received (:mod:`evalkit.flow.received`); ``semantics="mutagent"`` keeps
+the reference method's JSON text. A value that reaches no later node is an unthreaded output, unless
+it is terminal: nothing after it took any input, or it went to the user as the trace's output. See
+docs/flow.md for the exact rules.
 
 A trace with a long conversation has hundreds of thousands of edges, and a pydantic model per edge
 (even a tuple per edge) costs more than finding them. So :func:`build_flow_graph` records, per produced
@@ -21,6 +24,7 @@ from typing import Any, NamedTuple
 from evalkit.contracts.flow import FlowEdgeKind, FlowGraph, FlowNode, UnthreadedOutput
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.flow.matching import ValueFinder
+from evalkit.flow.received import SEMANTICS, ReceivedText, Semantics
 from evalkit.flow.slots import (
     DEFAULT_MIN_THREAD_LEN,
     SMALL_FLOAT_MARKERS,
@@ -43,7 +47,10 @@ class SlotReach(NamedTuple):
     producer: int
     slot: str
     consumers: list[int]
-    """Node indexes, ascending; empty when the value is an unthreaded output."""
+    """Node indexes, ascending; empty when the value is an unthreaded (or terminal) output."""
+    terminal: bool = False
+    """The value is an end product: no later node took any input, or it is in the trace's output
+    (always False under ``semantics="mutagent"``)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,7 @@ class Flow:
     nodes: list[FlowNode]
     reaches: list[SlotReach]
     """Per followed slot, by producer then slot: where its value went."""
+    semantics: Semantics = "mutagent"
 
     def _kind(self, producer: int) -> FlowEdgeKind:
         return "handoff" if self.nodes[producer].is_handoff else "threaded"
@@ -72,8 +80,17 @@ class Flow:
     @cached_property
     def unthreaded_outputs(self) -> list[UnthreadedOutput]:
         """The followed slots whose value reached no later node, by producer then slot."""
+        return self._outputs(terminal=False)
+
+    @cached_property
+    def terminal_outputs(self) -> list[UnthreadedOutput]:
+        """The followed slots that reached no later node because they are end products (a final
+        answer, a result after the last input): not dropped. Empty under ``semantics="mutagent"``."""
+        return self._outputs(terminal=True)
+
+    def _outputs(self, *, terminal: bool) -> list[UnthreadedOutput]:
         return [UnthreadedOutput(node=self.nodes[r.producer].id, name=self.nodes[r.producer].name,
-                                 slot=r.slot) for r in self.reaches if not r.consumers]
+                                 slot=r.slot) for r in self.reaches if not r.consumers and r.terminal is terminal]
 
     @property
     def edge_count(self) -> int:
@@ -86,12 +103,15 @@ class Flow:
         for r in self.reaches:
             producer, slot, kind = ids[r.producer], r.slot, self._kind(r.producer)
             edges += [{"from": producer, "to": ids[j], "slot": slot, "kind": kind} for j in r.consumers]
-        return {
+        obj = {
             "traceId": self.trace_id,
             "nodes": [node.to_json_obj() for node in self.nodes],
             "edges": edges,
             "unthreadedOutputs": [u.to_json_obj() for u in self.unthreaded_outputs],
         }
+        if self.semantics != "mutagent":  # the reference method's graphs keep its exact shape
+            obj["terminalOutputs"] = [u.to_json_obj() for u in self.terminal_outputs]
+        return obj
 
     def to_graph(self) -> FlowGraph:
         """The validated contract model (a pydantic model per edge: slow on very large graphs)."""
@@ -118,8 +138,20 @@ def _reached_by(observations: list[Observation], value_ids: dict[str, int]) -> l
     return reached_by
 
 
+def _received_by(observations: list[Observation], value_ids: dict[str, int],
+                 received: ReceivedText) -> list[list[int]]:
+    """:func:`_reached_by` on the text each observation received; an absent input received nothing."""
+    finder = ValueFinder(list(value_ids))
+    reached_by: list[list[int]] = [[] for _ in value_ids]
+    for j, obs in enumerate(observations):
+        if obs.input is not None:
+            for vid in finder.find(received(obs.input)).ids:
+                reached_by[vid].append(j)
+    return reached_by
+
+
 def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
-                     min_thread_len: int = DEFAULT_MIN_THREAD_LEN) -> Flow:
+                     min_thread_len: int = DEFAULT_MIN_THREAD_LEN, semantics: Semantics = "received") -> Flow:
     """The flow graph of a trace: which produced value reached which later observation's input.
 
     Args:
@@ -127,6 +159,9 @@ def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
         dispatch_tool_names: names of the tools that dispatch a sub-agent; edges from their
             outputs are ``handoff`` edges.
         min_thread_len: values shorter than this (after trimming) are ignored; at least 1.
+        semantics: ``"received"`` matches on the text each consumer received (strings unescaped,
+            JSON text decoded) and sets terminal outputs apart from unthreaded ones;
+            ``"mutagent"`` is the reference method exactly (JSON text, every unreached value unthreaded).
 
     Returns:
         The graph with light edges: it has :class:`FlowGraph`'s fields (``edges`` as
@@ -137,23 +172,42 @@ def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
     """
     if min_thread_len < 1:
         raise ValueError(f"min_thread_len must be at least 1, got {min_thread_len}")
+    if semantics not in SEMANTICS:
+        raise ValueError(f"semantics must be one of {', '.join(SEMANTICS)}, got {semantics!r}")
+    received = ReceivedText() if semantics == "received" else None
     dispatch = frozenset(dispatch_tool_names)
     nodes: list[FlowNode] = []
     value_ids: dict[str, int] = {}
-    followed: list[tuple[int, str, int]] = []  # (producer, slot, value id), by producer then slot
+    # (producer, slot, value ids), by producer then slot; "received" may follow a value by two texts
+    followed: list[tuple[int, str, list[int]]] = []
     for i, obs in enumerate(trace.observations):
         name = obs.name or ""
         slots = output_slots(obs)
         for slot, value in slots:
-            text = value_string(value)
-            if len(text) >= min_thread_len:
-                followed.append((i, slot, value_ids.setdefault(text, len(value_ids))))
+            texts = [value_string(value)] if received is None else received.needles(value)
+            if len(texts[0]) >= min_thread_len:
+                followed.append((i, slot, [value_ids.setdefault(text, len(value_ids)) for text in texts
+                                           if len(text) >= min_thread_len]))
         nodes.append(FlowNode(id=f"n{i}", index=i, type=obs.type, name=name,
                               produces=[slot for slot, _ in slots],
                               consumes=slot_names(obs.input, TEXT_SLOT), is_handoff=name in dispatch))
-    reached_by = _reached_by(trace.observations, value_ids) if value_ids else []
+    if received is None:
+        reached_by = _reached_by(trace.observations, value_ids) if value_ids else []
+        return Flow(trace.id, nodes, [SlotReach(producer, slot, _after(reached_by[vids[0]], producer))
+                                      for producer, slot, vids in followed])
+    reached_by = _received_by(trace.observations, value_ids, received) if value_ids else []
+    # Nothing after the last observation that took any input could have passed a value on.
+    last_input = max((i for i, obs in enumerate(trace.observations) if obs.input is not None), default=-1)
+    answered = set(ValueFinder(list(value_ids)).find(received(trace.output)).id_set) \
+        if value_ids and trace.output is not None else set()
     reaches = []
-    for producer, slot, vid in followed:
-        consumers = reached_by[vid]
-        reaches.append(SlotReach(producer, slot, consumers[bisect_right(consumers, producer):]))
-    return Flow(trace.id, nodes, reaches)
+    for producer, slot, vids in followed:
+        found = reached_by[vids[0]] if len(vids) == 1 else sorted(set().union(*(reached_by[v] for v in vids)))
+        consumers = _after(found, producer)
+        ends = producer >= last_input or not answered.isdisjoint(vids)
+        reaches.append(SlotReach(producer, slot, consumers, terminal=not consumers and ends))
+    return Flow(trace.id, nodes, reaches, semantics)
+
+
+def _after(consumers: list[int], producer: int) -> list[int]:
+    return consumers[bisect_right(consumers, producer):]

@@ -59,21 +59,24 @@ def _cmd_build(args: argparse.Namespace) -> int:
     expected = read_model(args.expected, ExpectedFlow) if args.expected else None
     dispatch = set(args.dispatch) | set(expected.dispatch_tool_names if expected else ())
     diffs: list[FlowDiff] = []
-    graphs = edges = unthreaded = 0
+    graphs = edges = unthreaded = terminal = 0
     with atomic_writer(out, "w") as fh, tqdm(desc="building", unit=" traces", disable=None,
                                              file=sys.stderr) as bar:
         for src in args.traces:
             for trace in iter_traces(src, args.format):
-                flow = build_flow_graph(trace, dispatch_tool_names=dispatch, min_thread_len=args.min_thread_len)
+                flow = build_flow_graph(trace, dispatch_tool_names=dispatch, min_thread_len=args.min_thread_len,
+                                        semantics=args.semantics)
                 fh.write(flow_graph_line(flow))
                 graphs += 1
                 edges += flow.edge_count
                 unthreaded += len(flow.unthreaded_outputs)
+                terminal += len(flow.terminal_outputs)
                 if expected is not None:
                     diffs.append(diff_expected_flow(flow, expected))
                 bar.update(1)
+    ends = "" if args.semantics == "mutagent" else f", {terminal} terminal (end products, not dropped)"
     print(f"built {graphs} flow graph{'s' if graphs != 1 else ''} ({edges} edges, {unthreaded} unthreaded "
-          f"output{'s' if unthreaded != 1 else ''}) into {out}")
+          f"output{'s' if unthreaded != 1 else ''}{ends}) into {out}")
     if expected is not None:
         diff_out = _diff_path(out)
         atomic_write_text(diff_out, "".join(sorted_json(diff.to_json_obj()) + "\n" for diff in diffs))
@@ -83,6 +86,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def add_flow_parser(sub: argparse._SubParsersAction) -> None:
+    from evalkit.flow.received import SEMANTICS
     from evalkit.flow.slots import DEFAULT_MIN_THREAD_LEN
     from evalkit.traces.formats import FORMATS
 
@@ -109,4 +113,8 @@ def add_flow_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-thread-len", type=int, default=DEFAULT_MIN_THREAD_LEN, metavar="N",
                    help="ignore produced values shorter than N characters "
                         f"(default {DEFAULT_MIN_THREAD_LEN})")
+    p.add_argument("--semantics", choices=SEMANTICS, default=SEMANTICS[0],
+                   help="received (default): a value threads when the consumer received it (strings as "
+                        "they are, JSON text decoded) and end products are terminal, not unthreaded; "
+                        "mutagent: the reference method exactly (the value's JSON text in the input's)")
     p.set_defaults(func=_cmd_build)

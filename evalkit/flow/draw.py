@@ -30,8 +30,15 @@ _THREADED_EDGE = "#8c8c8c"
 _FORMATS = {".svg": "svg", ".png": "png"}
 
 
+LABEL_CHARS = 40
+"""Lane labels are cut to this many characters, keeping the end (``…Handler.close``): dotted span
+names are long and their last part says the most."""
+
+
 def _label(name: str) -> str:
-    return name or "(unnamed)"
+    if not name:
+        return "(unnamed)"
+    return name if len(name) <= LABEL_CHARS else "…" + name[-(LABEL_CHARS - 1):]
 
 
 def _edge_pairs(g: nx.Graph) -> dict[tuple[str, str], tuple[str, float]]:
@@ -67,19 +74,19 @@ def _draw_trace_edges(ax: Axes, pos: dict[str, tuple[float, float]],
 
 def _draw_aggregate_edges(ax: Axes, pos: dict[str, tuple[float, float]],
                           pairs: list[tuple[tuple[str, str], tuple[str, float]]]) -> None:
-    from matplotlib.patches import FancyArrowPatch
+    from matplotlib.patches import Ellipse, FancyArrowPatch
 
     # Names are not ordered in time the way observations are, so edges get arrowheads here.
     for (source, target), (kind, share) in pairs:
+        color, width = _HANDOFF if kind == "handoff" else _THREADED_EDGE, 0.5 + 2.0 * share
         x, y = pos[source]
-        if source == target:  # a loop over the node: a name feeding a later observation of that name
-            ends, style, shrink = ((x - 0.2, y + 0.15), (x + 0.2, y + 0.15)), "arc3,rad=-2.0", 0.0
-        else:
-            ends, style, shrink = (pos[source], pos[target]), "arc3,rad=-0.25", 6.0
-        ax.add_patch(FancyArrowPatch(*ends, connectionstyle=style, arrowstyle="-|>", mutation_scale=10,
-                                     color=_HANDOFF if kind == "handoff" else _THREADED_EDGE,
-                                     linewidth=0.5 + 2.0 * share, alpha=0.75, zorder=1,
-                                     shrinkA=shrink, shrinkB=shrink))
+        if source == target:  # a small loop above the node: a name feeding a later observation of that name
+            ax.add_patch(Ellipse((x, y + 0.22), 0.3, 0.44, fill=False, edgecolor=color, linewidth=width,
+                                 alpha=0.75, zorder=1))
+            continue
+        ax.add_patch(FancyArrowPatch(pos[source], pos[target], connectionstyle="arc3,rad=-0.25", arrowstyle="-|>",
+                                     mutation_scale=10, color=color, linewidth=width, alpha=0.75, zorder=1,
+                                     shrinkA=6.0, shrinkB=6.0))
 
 
 def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
@@ -127,6 +134,8 @@ def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
         title = (f"aggregate flow of {g.graph.get('traces', 0)} traces" if aggregate
                  else f"flow of trace {g.graph.get('trace_id', '')}: {len(nodes)} observations, "
                       f"{g.number_of_edges()} edges")
+        if aggregate and g.graph.get("grouped"):
+            title += f": {len(nodes) - 1} names shown (those passing values on first), {g.graph['grouped']} grouped"
     if len(drawn) < len(pairs):
         title += f" ({len(drawn)} of {len(pairs)} connected pairs drawn)"
     ax.set_title(title, fontsize=10, loc="left")

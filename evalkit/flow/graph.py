@@ -24,8 +24,9 @@ def _edges(graph: AnyFlowGraph) -> Iterator[Edge]:
 def to_networkx(graph: AnyFlowGraph) -> nx.MultiDiGraph:
     """One trace's flow graph as a networkx multigraph.
 
-    Nodes are the node ids, with attributes ``index, type, name, produces, consumes, is_handoff``
-    and ``unthreaded`` (the slots whose value reached no later node). Edges are keyed by slot and
+    Nodes are the node ids, with attributes ``index, type, name, produces, consumes, is_handoff``,
+    ``unthreaded`` (the slots whose value reached no later node) and ``terminal`` (those that are end
+    products, see :meth:`~evalkit.flow.build.Flow.terminal_outputs`). Edges are keyed by slot and
     carry ``slot`` and ``kind``. The graph's ``trace_id`` and ``kind`` ("trace") are graph attributes.
 
     Raises:
@@ -35,12 +36,15 @@ def to_networkx(graph: AnyFlowGraph) -> nx.MultiDiGraph:
 
     g = nx.MultiDiGraph(trace_id=graph.trace_id, kind="trace")
     unthreaded: dict[str, list[str]] = defaultdict(list)
+    terminal: dict[str, list[str]] = defaultdict(list)
     for output in graph.unthreaded_outputs:
         unthreaded[output.node].append(output.slot)
+    for output in graph.terminal_outputs:
+        terminal[output.node].append(output.slot)
     for node in graph.nodes:
         g.add_node(node.id, index=node.index, type=node.type, name=node.name, produces=list(node.produces),
                    consumes=list(node.consumes), is_handoff=node.is_handoff,
-                   unthreaded=unthreaded.pop(node.id, []))
+                   unthreaded=unthreaded.pop(node.id, []), terminal=terminal.pop(node.id, []))
     if unthreaded:
         raise ValueError(f"unthreaded output of node {next(iter(unthreaded))!r}, which is not in the graph")
     for k, (source, target, slot, kind) in enumerate(_edges(graph)):
@@ -51,20 +55,64 @@ def to_networkx(graph: AnyFlowGraph) -> nx.MultiDiGraph:
     return g
 
 
-def aggregate_graph(graphs: Iterable[AnyFlowGraph]) -> nx.DiGraph:
+DEFAULT_MAX_NAMES = 15
+"""An aggregate drawn with more names than this is a hairball with unreadable lanes: the names in
+the most traces are kept and the rest grouped into one node."""
+
+
+def other_names(count: int) -> str:
+    """The name of the node that groups ``count`` less common names."""
+    return f"(other: {count} names)"
+
+
+def _kept_names(graphs: list[AnyFlowGraph], max_names: int | None) -> set[str] | None:
+    if max_names is None:
+        return None
+    if max_names < 1:
+        raise ValueError(f"max_names must be at least 1, got {max_names}")
+    traces: Counter[str] = Counter()
+    observations: Counter[str] = Counter()
+    flowing: Counter[str] = Counter()
+    for graph in graphs:
+        traces.update({node.name for node in graph.nodes})
+        observations.update(node.name for node in graph.nodes)
+        flowing.update({name for e in named_edges(graph) for name in (e.from_name, e.to_name)})
+    if len(traces) <= max_names:
+        return None
+    # The names that pass values on come first (a trace's many plumbing spans carry none), then the
+    # commonest. One slot goes to the group itself, so the drawing has at most max_names nodes.
+    ranked = sorted(traces, key=lambda n: (-flowing[n], -traces[n], -observations[n], n))
+    return set(ranked[:max(1, max_names - 1)])
+
+
+def aggregate_graph(graphs: Iterable[AnyFlowGraph], *, max_names: int | None = None) -> nx.DiGraph:
     """The flow of many traces in one graph: nodes are observation names, edges how often they thread.
 
     Node attributes: ``traces`` (how many traces have an observation of that name), ``observations``
     (how many there are in all), ``position`` (where in a trace the name first occurs, 0 = start,
-    1 = end, averaged over traces), ``is_handoff`` (any of them is a dispatch) and ``unthreaded``
-    (how many unthreaded outputs they left). Edge attributes: ``weight`` (how many traces have an
-    edge between the two names), ``share`` (weight / traces), ``slots`` (per slot, how many traces)
-    and ``kind`` (``handoff`` when the producer is a dispatch tool). Graph attributes: ``traces``,
-    ``kind`` ("aggregate").
+    1 = end, averaged over traces), ``is_handoff`` (any of them is a dispatch), ``unthreaded``
+    (how many unthreaded outputs they left) and ``names`` (1, or how many names a group holds). Edge
+    attributes: ``weight`` (how many traces have an edge between the two names), ``share`` (weight
+    / traces), ``slots`` (per slot, how many traces) and ``kind`` (``handoff`` when the producer is
+    a dispatch tool). Graph attributes: ``traces``, ``kind`` ("aggregate"), ``grouped`` (how many
+    names were grouped, 0 when none were).
+
+    Args:
+        graphs: one flow graph per trace.
+        max_names: at most this many nodes: past it, ``max_names - 1`` names are kept (those in the
+            most traces' edges first, then those in the most traces) and the others become one node, :func:`other_names`, whose counts are
+            those of its names together (a trace counts once). None keeps every name.
     """
     import networkx as nx
 
     graphs = list(graphs)
+    kept = _kept_names(graphs, max_names)
+    grouped = 0 if kept is None else len({n.name for g in graphs for n in g.nodes} - kept)
+    other = other_names(grouped)
+
+    def label(name: str) -> str:
+        return name if kept is None or name in kept else other
+
     traces: Counter[str] = Counter()
     observations: Counter[str] = Counter()
     position: dict[str, float] = defaultdict(float)
@@ -76,23 +124,24 @@ def aggregate_graph(graphs: Iterable[AnyFlowGraph]) -> nx.DiGraph:
         last = max(1, len(graph.nodes) - 1)
         first_index: dict[str, int] = {}
         for node in graph.nodes:
-            first_index.setdefault(node.name, node.index)
-            observations[node.name] += 1
+            name = label(node.name)
+            first_index.setdefault(name, node.index)
+            observations[name] += 1
             if node.is_handoff:
-                handoff.add(node.name)
+                handoff.add(name)
         for name, index in first_index.items():
             traces[name] += 1
             position[name] += index / last
-        unthreaded.update(output.name for output in graph.unthreaded_outputs)
-        named = named_edges(graph)
-        pair_traces.update({(e.from_name, e.to_name) for e in named})
-        for e in named:
-            slot_traces[e.from_name, e.to_name][e.slot] += 1
-    g = nx.DiGraph(traces=len(graphs), kind="aggregate")
+        unthreaded.update(label(output.name) for output in graph.unthreaded_outputs)
+        named = {(label(e.from_name), label(e.to_name), e.slot) for e in named_edges(graph)}
+        pair_traces.update({(source, target) for source, target, _ in named})
+        for source, target, slot in named:
+            slot_traces[source, target][slot] += 1
+    g = nx.DiGraph(traces=len(graphs), kind="aggregate", grouped=grouped)
     for name in sorted(traces):
         g.add_node(name, traces=traces[name], observations=observations[name],
                    position=position[name] / traces[name], is_handoff=name in handoff,
-                   unthreaded=unthreaded[name])
+                   unthreaded=unthreaded[name], names=grouped if grouped and name == other else 1)
     for (source, target), count in sorted(pair_traces.items()):
         g.add_edge(source, target, weight=count, share=count / len(graphs),
                    slots=dict(sorted(slot_traces[source, target].items())),

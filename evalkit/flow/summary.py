@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow
+from evalkit.flow.build import Flow
 from evalkit.flow.expected import FlowDiff, diff_expected_flow
 from evalkit.flow.named import AnyFlowGraph
 
@@ -28,6 +29,9 @@ DROPPED = "value not passed on"
 """A producer of the expected edge's name output the slot, and its value never reached the consumer."""
 NO_VALUE = "producer gave no value"
 """Every producer of that name ran but output nothing by that slot (for instance it failed)."""
+NOT_FOLLOWED = "value not comparable"
+"""The slot was output, but no value of it could have reached the consumer as followed: too short to
+follow, an end product, or produced only after every observation of the consumer's name."""
 
 
 def edge_text(edge: ExpectedEdge) -> str:
@@ -37,15 +41,17 @@ def edge_text(edge: ExpectedEdge) -> str:
 
 @dataclass(frozen=True)
 class MissingEdge:
-    """An applicable expected edge a trace does not show, and whether the value to pass existed."""
+    """An applicable expected edge a trace does not show, and why: the value to pass existed
+    (:data:`DROPPED`), the producer gave none (:data:`NO_VALUE`), or there was a value that could
+    not have reached the consumer as followed (:data:`NOT_FOLLOWED`)."""
 
     edge: ExpectedEdge
-    produced: bool
-    """True when a node named ``fromTool`` produced the slot (any slot, when the edge names none)."""
+    cause: str
 
     @property
-    def cause(self) -> str:
-        return DROPPED if self.produced else NO_VALUE
+    def produced(self) -> bool:
+        """True when a followed value of the slot existed before a consumer and did not reach it."""
+        return self.cause == DROPPED
 
 
 @dataclass(frozen=True)
@@ -61,9 +67,25 @@ class TraceGap:
         return any(m.produced for m in self.missing)
 
 
-def _produced(graph: AnyFlowGraph, edge: ExpectedEdge) -> bool:
-    return any(node.name == edge.from_tool and (edge.slot in node.produces if edge.slot else node.produces)
-               for node in graph.nodes)
+def _passable(graph: AnyFlowGraph) -> set[tuple[str, str]]:
+    """(node id, slot) of every followed value that was not an end product: the sources of edges
+    and the unthreaded outputs."""
+    sources = {(e[0], e[2]) for e in graph.edges} if isinstance(graph, Flow) else \
+        {(e.from_, e.slot) for e in graph.edges}
+    return sources | {(u.node, u.slot) for u in graph.unthreaded_outputs}
+
+
+def _cause(graph: AnyFlowGraph, edge: ExpectedEdge, passable: set[tuple[str, str]]) -> str:
+    producers = [node for node in graph.nodes if node.name == edge.from_tool
+                 and (edge.slot in node.produces if edge.slot else node.produces)]
+    if not producers:
+        return NO_VALUE
+    last_consumer = max(node.index for node in graph.nodes if node.name == edge.to_tool)
+    for node in producers:
+        slots = [edge.slot] if edge.slot else node.produces
+        if node.index < last_consumer and any((node.id, slot) in passable for slot in slots):
+            return DROPPED
+    return NOT_FOLLOWED
 
 
 @dataclass(frozen=True)
@@ -81,23 +103,25 @@ class FlowGaps:
         return [g.trace_id for g in self.gaps if g.dropped or not dropped_only]
 
     def gap_frame(self) -> pl.DataFrame:
-        """One row per trace with a gap: trace_id, missing (the edges as text), dropped and no_value
-        (how many of them had a value to pass, how many did not), cause."""
+        """One row per trace with a gap: trace_id, missing (the edges as text), dropped, no_value and
+        not_comparable (how many of them had a value to pass, had none, had one that could not be
+        followed to the consumer), cause."""
         import polars as pl
 
         rows = []
         for gap in self.gaps:
-            dropped = sum(m.produced for m in gap.missing)
-            causes = sorted({m.cause for m in gap.missing}, key=[DROPPED, NO_VALUE].index)
+            dropped = sum(m.cause == DROPPED for m in gap.missing)
+            no_value = sum(m.cause == NO_VALUE for m in gap.missing)
+            causes = sorted({m.cause for m in gap.missing}, key=[DROPPED, NO_VALUE, NOT_FOLLOWED].index)
             rows.append({"trace_id": gap.trace_id, "missing": "; ".join(edge_text(m.edge) for m in gap.missing),
-                         "dropped": dropped, "no_value": len(gap.missing) - dropped,
+                         "dropped": dropped, "no_value": no_value, "not_comparable": len(gap.missing) - dropped - no_value,
                          "cause": " and ".join(causes)})
         return pl.DataFrame(rows, schema={"trace_id": pl.String, "missing": pl.String, "dropped": pl.Int64,
-                                          "no_value": pl.Int64, "cause": pl.String})
+                                          "no_value": pl.Int64, "not_comparable": pl.Int64, "cause": pl.String})
 
     def coverage_frame(self) -> pl.DataFrame:
         """Per expected edge (in the expected flow's order) and outcome, how many traces:
-        edge, outcome ("shown", DROPPED, NO_VALUE, "not applicable"), traces."""
+        edge, outcome (one of :data:`OUTCOMES`), traces."""
         import polars as pl
 
         counts: Counter[tuple[str, str]] = Counter()
@@ -111,7 +135,7 @@ class FlowGaps:
         return pl.DataFrame(rows, schema={"edge": pl.String, "outcome": pl.String, "traces": pl.Int64})
 
 
-OUTCOMES = ("shown", DROPPED, NO_VALUE, "not applicable")
+OUTCOMES = ("shown", DROPPED, NO_VALUE, NOT_FOLLOWED, "not applicable")
 """The outcomes of one expected edge in one trace, in the order a chart stacks them."""
 
 
@@ -120,8 +144,11 @@ def flow_gaps(graphs: Iterable[AnyFlowGraph], expected: ExpectedFlow) -> FlowGap
 
     An expected edge is missing when both its ends ran and no edge joins them (see
     :func:`~evalkit.flow.expected.diff_expected_flow`). It is a dropped context when a producer of
-    that name did output the slot: the value existed and never reached the consumer. When no
-    producer of that name output it, the producer failed or returned nothing; the break is upstream.
+    that name output a followed value by the slot before an observation of the consumer's name ran,
+    and the value never reached it. When no producer of that name output the slot, the producer
+    failed or returned nothing; the break is upstream. When it did, but its value was too short to
+    follow, an end product, or produced only after every consumer, the value is not comparable:
+    nothing says it was dropped.
 
     Args:
         graphs: one flow graph per trace.
@@ -133,17 +160,20 @@ def flow_gaps(graphs: Iterable[AnyFlowGraph], expected: ExpectedFlow) -> FlowGap
         diff = diff_expected_flow(graph, expected)
         diffs.append(diff)
         if diff.missing:
-            gaps.append(TraceGap(graph.trace_id, [MissingEdge(e, _produced(graph, e)) for e in diff.missing]))
+            passable = _passable(graph)
+            gaps.append(TraceGap(graph.trace_id, [MissingEdge(e, _cause(graph, e, passable)) for e in diff.missing]))
     return FlowGaps(expected, diffs, gaps)
 
 
-def unthreaded_frame(graphs: Iterable[AnyFlowGraph]) -> pl.DataFrame:
-    """Unthreaded outputs counted by (producer name, slot), most first.
+def unthreaded_frame(graphs: Iterable[AnyFlowGraph], *, terminal: bool = False) -> pl.DataFrame:
+    """Unthreaded outputs (with ``terminal``, terminal outputs) counted by (producer name, slot), most first.
 
-    Columns: name, slot, outputs (every unthreaded output), traces (the traces with at least one),
+    Columns: name, slot, outputs (every such output), traces (the traces with at least one),
     produced (the traces where a node of that name produced the slot at all) and share (traces /
-    produced). A share of 1 is an end product, never passed on (such as the final answer); a small
-    share is a value usually passed on that some traces dropped: candidate dropped context.
+    produced). Terminal outputs are end products (a final answer, a result after the last input),
+    set apart by the default build; graphs built with ``semantics="mutagent"`` count them as unthreaded.
+    Among unthreaded outputs a share of 1 is a value nothing ever reads; a small share is a value
+    usually passed on that some traces dropped (:func:`dropped_candidates`).
     """
     import polars as pl
 
@@ -151,7 +181,7 @@ def unthreaded_frame(graphs: Iterable[AnyFlowGraph]) -> pl.DataFrame:
     traces: Counter[tuple[str, str]] = Counter()
     produced: Counter[tuple[str, str]] = Counter()
     for graph in graphs:
-        keys = [(u.name, u.slot) for u in graph.unthreaded_outputs]
+        keys = [(u.name, u.slot) for u in (graph.terminal_outputs if terminal else graph.unthreaded_outputs)]
         outputs.update(keys)
         traces.update(set(keys))
         produced.update({(node.name, slot) for node in graph.nodes for slot in node.produces})
@@ -160,6 +190,31 @@ def unthreaded_frame(graphs: Iterable[AnyFlowGraph]) -> pl.DataFrame:
             for (name, slot), n in sorted(outputs.items(), key=lambda kv: (-kv[1], kv[0]))]
     return pl.DataFrame(rows, schema={"name": pl.String, "slot": pl.String, "outputs": pl.Int64,
                                       "traces": pl.Int64, "produced": pl.Int64, "share": pl.Float64})
+
+
+USUALLY_PASSED_ON = 0.5
+"""A slot is usually passed on when fewer than half the traces producing it left it unthreaded."""
+
+
+def dropped_candidates(unthreaded: pl.DataFrame, *, max_share: float = USUALLY_PASSED_ON) -> pl.DataFrame:
+    """The rows of :func:`unthreaded_frame` for values usually passed on (dropped in under
+    ``max_share`` of the traces producing them): candidate dropped context, most traces first."""
+    import polars as pl
+
+    return unthreaded.filter(pl.col("share") < max_share).sort("traces", descending=True, maintain_order=True)
+
+
+def dropped_candidates_finding(unthreaded: pl.DataFrame, *,
+                               max_share: float = USUALLY_PASSED_ON) -> str | None:
+    """One sentence on the candidate dropped context, or None when there is none."""
+    candidates = dropped_candidates(unthreaded, max_share=max_share)
+    if not candidates.height:
+        return None
+    top = candidates.row(0, named=True)
+    return (f"{candidates.height} output slot{'s' if candidates.height != 1 else ''} usually passed on "
+            f"(in more than {1 - max_share:.0%} of the traces producing them) went nowhere in some traces; "
+            f"the most often {top['name']} [{top['slot']}], dropped in {top['traces']} of {top['produced']} "
+            "traces producing it.")
 
 
 def name_order(g: nx.DiGraph) -> list[str]:
@@ -195,7 +250,8 @@ def example_traces(graphs: Iterable[AnyFlowGraph], gaps: FlowGaps) -> dict[str, 
     if clean:
         examples["clean"] = max(clean, key=lambda i: (len(by_id[i].satisfied), -ids.index(i)))
     for label, wanted in (("dropped", True), ("no value", False)):
-        hit = next((g.trace_id for g in gaps.gaps if any(m.produced is wanted for m in g.missing)), None)
+        hit = next((g.trace_id for g in gaps.gaps if any((m.cause == DROPPED if wanted else m.cause == NO_VALUE)
+                                                          for m in g.missing)), None)
         if hit is not None:
             examples[label] = hit
     return examples

@@ -13,15 +13,22 @@ ACCENT = "#3457d5"
 
 def bar_counts(counts: Mapping[str, int], *, label: str, value: str = "count",
                color: str = ACCENT) -> alt.Chart:
-    """Horizontal bars of ``counts``, largest first."""
-    data = pl.DataFrame({label: list(counts.keys()), value: list(counts.values())})
-    return (
-        alt.Chart(data)
-        .mark_bar(color=color)
-        .encode(x=alt.X(f"{value}:Q", title=value), y=alt.Y(f"{label}:N", sort="-x", title=label),
-                tooltip=[label, value])
-        .properties(width=WIDTH, height=max(60, 22 * len(counts)))
-    )
+    """Horizontal bars of ``counts``, largest first, each with its count written at its end.
+
+    Raises:
+        ValueError: when ``counts`` is empty: an empty chart says nothing, say so in words instead.
+    """
+    if not counts:
+        raise ValueError(f"no {label} to draw: say in words that there are none instead of drawing an empty chart")
+    data = pl.DataFrame({label: list(counts.keys()), value: list(counts.values())},
+                        schema={label: pl.String, value: pl.Int64})
+    base = alt.Chart(data).encode(
+        x=alt.X(f"{value}:Q", title=value, axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y(f"{label}:N", sort="-x", title=label, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
+        tooltip=[label, value])
+    bars = base.mark_bar(color=color)
+    text = base.mark_text(align="left", dx=3, fontSize=11).encode(text=f"{value}:Q")
+    return (bars + text).properties(width=WIDTH, height=max(60, 22 * len(counts)))
 
 
 def distribution(frame: pl.DataFrame, column: str, *, by: str | None = None, title: str | None = None,
@@ -87,13 +94,22 @@ def cooccurrence_heatmap(frame: pl.DataFrame, *, x: str = "mode", y: str = "othe
     return (cells + text).properties(width=320, height=240, title=title)
 
 
-def grouped_rates(frame: pl.DataFrame, *, group: str, series: str, rate: str = "rate") -> alt.Chart:
-    """Horizontal bars of ``rate`` per ``group``, one bar per ``series`` value side by side."""
-    return (alt.Chart(frame).mark_bar()
-            .encode(x=alt.X(f"{rate}:Q", title=rate, axis=alt.Axis(format="%")),
-                    y=alt.Y(f"{group}:N", title=group), yOffset=alt.YOffset(f"{series}:N"),
-                    color=alt.Color(f"{series}:N", title=series), tooltip=[group, series, rate])
-            .properties(width=WIDTH, height=alt.Step(10)))
+def grouped_rates(frame: pl.DataFrame, *, group: str, series: str, rate: str = "rate",
+                  count: str = "count", n: str = "reviewed") -> alt.Chart:
+    """A grid of ``rate``: one row per ``group`` (labelled with its size, ``n=1``), one column per ``series``.
+
+    Each cell says ``count/n`` (blank when the count is 0) and is shaded by the rate, so a 100% over one
+    trace reads as 1/1, not as a full bar. Rows keep the frame's group order.
+    """
+    data = frame.with_columns(
+        (pl.col(group) + pl.lit(" (n=") + pl.col(n).cast(pl.String) + pl.lit(")")).alias("_group"),
+        pl.when(pl.col(count) > 0).then(pl.col(count).cast(pl.String) + pl.lit("/") + pl.col(n).cast(pl.String))
+        .otherwise(pl.lit("")).alias("_of"),
+    )
+    rows = list(dict.fromkeys(data["_group"].to_list()))
+    return heatmap(data, x=series, y="_group", value=rate, text="_of", y_sort=rows, y_title=group,
+                   x_title=series, value_title=rate,
+                   tooltip=[group, series, count, n, alt.Tooltip(f"{rate}:Q", format=".1%")])
 
 
 LABEL_LIMIT = 360
@@ -134,15 +150,27 @@ def heatmap(frame: pl.DataFrame, *, x: str, y: str, value: str, text: str | None
 
 
 def share_bars(frame: pl.DataFrame, *, label: str, value: str, color: str | None = None,
-               x_title: str | None = None, tooltip: list[str] | None = None) -> alt.Chart:
-    """Horizontal bars of a share (0 to 1) per ``label``, in the frame's order, optionally coloured."""
+               x_title: str | None = None, tooltip: list[str] | None = None,
+               count: str | None = None, n: int | None = None) -> alt.Chart:
+    """Horizontal bars of a share (0 to 1) per ``label``, in the frame's order, optionally coloured.
+
+    With ``count`` (the column the share was counted from) and ``n`` (what it is a share of), each
+    bar is labelled ``count/n``, so a bar over one trace of ten says so.
+    """
     enc = {"x": alt.X(f"{value}:Q", title=x_title or value, scale=alt.Scale(domain=[0, 1]),
                       axis=alt.Axis(format="%")),
            "y": alt.Y(f"{label}:N", sort=None, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
            "tooltip": tooltip or [label, alt.Tooltip(f"{value}:Q", format=".1%")]}
     if color:
         enc["color"] = alt.Color(f"{color}:N", title=color)
-    return alt.Chart(frame).mark_bar().encode(**enc).properties(width=WIDTH, height=max(60, 20 * frame.height))
+    height = max(60, 20 * frame.height)
+    if count is None or n is None:
+        return alt.Chart(frame).mark_bar().encode(**enc).properties(width=WIDTH, height=height)
+    data = frame.with_columns((pl.col(count).cast(pl.String) + pl.lit(f"/{n}")).alias("_of"))
+    bars = alt.Chart(data).mark_bar().encode(**enc)
+    text = alt.Chart(data).mark_text(align="left", dx=3, fontSize=10).encode(
+        x=enc["x"], y=enc["y"], text="_of:N")
+    return (bars + text).properties(width=WIDTH, height=height)
 
 
 def stacked_bars(frame: pl.DataFrame, *, label: str, value: str, stack: str, order: list[str],

@@ -16,6 +16,7 @@ from markupsafe import Markup
 from evalkit.contracts.summary import NotebookSummary, RunManifest
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.errors import InputError
+from evalkit.report.numbers import readable
 from evalkit.report.summary import SUMMARY_FILE
 from evalkit.report.vega import vega_bundle
 
@@ -34,15 +35,31 @@ def script_json(value: Any) -> Markup:
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.PackageLoader("evalkit.report", "templates"),
         autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
     )
+    env.filters["readable"] = readable
+    return env
 
 
 def _title(name: str) -> str:
     words = name.split("_", 1)[-1].replace("_", " ")
     return words[:1].upper() + words[1:]
+
+
+def _figures(folder: Path, summary: NotebookSummary | None) -> list[dict[str, Any]]:
+    """The summary's drawings as ``data:`` images (an SVG in an ``img`` runs no script); a drawing
+    whose file is gone is kept with ``src`` None, and the report says so."""
+    import base64
+
+    figures = []
+    for figure in summary.figures if summary is not None else []:
+        path = folder / figure.path
+        src = (f"data:image/svg+xml;base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+               if path.is_file() else None)
+        figures.append({"title": figure.title, "caption": figure.caption, "src": src, "file": figure.path})
+    return figures
 
 
 def render_report(run_dir: str | Path) -> str:
@@ -67,6 +84,7 @@ def render_report(run_dir: str | Path) -> str:
         sections.append({
             "name": nb.name, "title": summary.title if summary else _title(nb.name), "status": nb.status,
             "error": nb.error, "summary": summary, "charts": charts,
+            "figures": _figures(run / nb.name, summary), "parameters": nb.parameters,
             "notebook_html": f"{nb.name}/{NOTEBOOK_HTML}" if html_page.exists() else None,
         })
     template = _environment().get_template("index.html.j2")

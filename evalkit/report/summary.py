@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from evalkit.contracts.summary import Chart, Metric, NotebookSummary, Table
+from evalkit.contracts.summary import Chart, Figure, Metric, NotebookSummary, Table
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
 
@@ -38,6 +38,7 @@ class SummaryBuilder:
         self.findings: list[str] = []
         self.charts: list[Chart] = []
         self.tables: list[Table] = []
+        self.figures: list[Figure] = []
         self._conclusion = ""
 
     def metric(self, name: str, value: Any, unit: str | None = None, note: str | None = None) -> None:
@@ -60,13 +61,17 @@ class SummaryBuilder:
         self.tables.append(Table(title=title, columns=[str(c) for c in columns],
                                  rows=[[_cell(v) for v in row] for row in rows]))
 
+    def figure(self, title: str, path: str | Path, caption: str | None = None) -> None:
+        """Add a drawing: an SVG file written into the notebook's output folder (named by its file name)."""
+        self.figures.append(Figure(title=title, path=Path(path).name, caption=caption))
+
     def conclude(self, text: str) -> None:
         self._conclusion = text
 
     def build(self) -> NotebookSummary:
         return NotebookSummary(notebook=self.notebook, title=self.title, subject=self.subject,
                                metrics=self.metrics, findings=self.findings, charts=self.charts,
-                               tables=self.tables, conclusion=self._conclusion or "No conclusion written.")
+                               tables=self.tables, figures=self.figures, conclusion=self._conclusion or "No conclusion written.")
 
     def write(self, output_dir: str | Path) -> Path:
         """Validate and write ``summary.json`` canonically into ``output_dir``; returns its path."""

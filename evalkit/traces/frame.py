@@ -119,7 +119,70 @@ def trace_stats(frame: pl.DataFrame, n_traces: int | None = None) -> dict[str, A
             "output": _distribution(gens["output_tokens"]),
             "total_sum": float(gens["total_tokens"].sum() or 0),
         },
+        "coverage": coverage(frame),
     }
+
+
+def coverage(frame: pl.DataFrame) -> dict[str, int]:
+    """How many rows carry each kind of data the overview draws, so absent data is said, not drawn as 0.
+
+    Returns:
+        ``observations``; ``timed`` (observations with a start and an end), ``traces_timed``;
+        ``generations``, ``generations_with_tokens`` (any token count), ``generations_with_model``;
+        ``with_level`` (observations with a level), ``tools``.
+    """
+    gens = frame.filter(pl.col("type") == "GENERATION")
+    has_tokens = pl.any_horizontal(pl.col(c).is_not_null() for c in ("input_tokens", "output_tokens", "total_tokens"))
+    timed = frame.filter(pl.col("latency_ms").is_not_null())
+    return {
+        "observations": frame.height,
+        "timed": timed.height,
+        "traces_timed": timed["trace_id"].n_unique(),
+        "generations": gens.height,
+        "generations_with_tokens": gens.filter(has_tokens).height,
+        "generations_with_model": gens.filter(pl.col("model").is_not_null()).height,
+        "with_level": frame.filter(pl.col("level").is_not_null()).height,
+        "tools": frame.filter(pl.col("type") == "TOOL").height,
+    }
+
+
+def data_gaps(stats: dict[str, Any]) -> list[str]:
+    """What the traces lack that an overview would otherwise show, one plain sentence each.
+
+    Args:
+        stats: from :func:`trace_stats`.
+
+    Returns:
+        Sentences such as "No observation has a start and end time: latency and trace duration are
+        left out."; partial coverage is said with its share. Empty when nothing is missing.
+    """
+    cov = stats["coverage"]
+    gaps = []
+
+    def share(part: int, whole: int, none: str, some: str) -> None:
+        if whole and part == 0:
+            gaps.append(none)
+        elif whole and part < whole:
+            gaps.append(f"Only {part} of {whole} {some}.")
+
+    share(cov["timed"], cov["observations"],
+          "No observation has start and end times: latency and trace duration are left out.",
+          "observations have start and end times: latency and durations cover those alone")
+    share(cov["generations_with_tokens"], cov["generations"],
+          "No generation records token usage: token counts are left out.",
+          "generations record token usage: token figures cover those alone")
+    share(cov["generations_with_model"], cov["generations"],
+          "No generation names its model: models are not counted.", "generations name their model")
+    if cov["observations"] and cov["with_level"] == 0:
+        # Some sources omit the level of ordinary observations; only a trace set without any level
+        # leaves errors unknowable.
+        gaps.append("No observation has a level (DEFAULT, WARNING, ERROR): errors cannot be counted from the "
+                    "traces alone.")
+    if cov["observations"] and cov["tools"] == 0:
+        gaps.append("No TOOL observation: the agent called no tools, or the source does not record tool calls.")
+    if cov["generations"] == 0 and cov["observations"]:
+        gaps.append("No GENERATION observation: model calls are not recorded in these traces.")
+    return gaps
 
 
 def per_trace(frame: pl.DataFrame) -> pl.DataFrame:
@@ -132,6 +195,30 @@ def per_trace(frame: pl.DataFrame) -> pl.DataFrame:
             (pl.col("level") == "ERROR").sum().alias("errors"),
             ((pl.col("end_time").max() - pl.col("start_time").min()).dt.total_microseconds() / 1000)
             .alias("duration_ms"),
-            pl.col("total_tokens").sum().alias("tokens"),
+            # A trace whose observations carry no token counts has unknown tokens, not zero.
+            pl.when(pl.col("total_tokens").is_not_null().any()).then(pl.col("total_tokens").sum())
+            .alias("tokens"),
         )
     )
+
+
+def extreme_traces(frame: pl.DataFrame, by: str, n: int = 10) -> pl.DataFrame:
+    """The ``n`` traces with the most of ``by``, largest first (ties by trace id), for a person to read.
+
+    Only the columns the traces carry are kept: ``errors`` when any observation has a level,
+    ``duration_s`` (seconds, one decimal) when any is timed, ``tokens`` when any counts tokens.
+
+    Args:
+        frame: a table from :func:`to_frame`.
+        by: ``duration_s`` (the slowest; empty when nothing is timed) or ``observations`` (the longest).
+        n: how many traces.
+    """
+    table = per_trace(frame).with_columns((pl.col("duration_ms") / 1000).round(1).alias("duration_s"),
+                                         pl.col("tokens").round(0).cast(pl.Int64))
+    keep = ["trace_id", "observations", "tool_calls"]
+    keep += ["errors"] if frame["level"].is_not_null().any() else []
+    keep += ["duration_s"] if table["duration_s"].is_not_null().any() else []
+    keep += ["tokens"] if table["tokens"].is_not_null().any() else []
+    if by not in keep:
+        return table.select(keep).clear()
+    return table.select(keep).drop_nulls(by).sort([by, "trace_id"], descending=[True, False]).head(n)

@@ -9,6 +9,12 @@ from evalkit.contracts.trace import Trace
 from evalkit.flow import build_flow_graph
 from evalkit.flow.reference import plain_flow_graph
 
+
+def build(trace, **options):
+    """These tests pin the reference method's rules (mutagent); tests/flow/test_received.py has the default's."""
+    return build_flow_graph(trace, semantics="mutagent", **options)
+
+
 ORDER = "order A-2291-XK shipped"  # 23 characters: long enough to follow
 
 
@@ -28,7 +34,7 @@ def unthreaded(graph):
 
 
 def test_a_tool_result_reaching_a_later_generation_is_an_edge():
-    graph = build_flow_graph(make_trace(
+    graph = build(make_trace(
         {"name": "lookup", "input": {"q": "where"}, "output": {"status": ORDER, "code": 7}},
         {"type": "GENERATION", "name": "chat", "input": {"messages": [{"role": "tool", "content": ORDER}]}},
         {"name": "notify", "input": {"text": "nothing relevant"}},
@@ -46,14 +52,14 @@ def test_a_tool_result_reaching_a_later_generation_is_an_edge():
 def test_an_object_value_threads_whatever_the_order_of_its_keys():
     produced = {"customer": {"tier": "gold", "id": "C-1", "address": {"zip": "75001", "city": "Paris"}}}
     consumed = {"context": {"address": {"city": "Paris", "zip": "75001"}, "id": "C-1", "tier": "gold"}}
-    graph = build_flow_graph(make_trace({"name": "crm", "output": produced},
+    graph = build(make_trace({"name": "crm", "output": produced},
                                         {"name": "mail", "input": consumed}))
     assert edges(graph) == [("n0", "n1", "customer", "threaded")]
 
 
 def test_a_nested_value_must_appear_whole():
     produced = {"row": {"a": "first part", "b": "second part"}}
-    graph = build_flow_graph(make_trace({"name": "db", "output": produced},
+    graph = build(make_trace({"name": "db", "output": produced},
                                         {"name": "use", "input": {"only": {"a": "first part"}}}))
     assert edges(graph) == []
     assert unthreaded(graph) == [("n0", "db", "row")]
@@ -61,7 +67,7 @@ def test_a_nested_value_must_appear_whole():
 
 def test_unicode_values_are_matched_as_written_not_escaped():
     city = "Zürich → 東京 🚀 café"
-    graph = build_flow_graph(make_trace(
+    graph = build(make_trace(
         {"name": "geo", "output": {"route": city, "meta": {"label": "näive ünïcode"}}},
         {"name": "plan", "input": {"trip": f"from {city} tomorrow", "labels": [{"label": "näive ünïcode"}]}},
     ))
@@ -69,7 +75,7 @@ def test_unicode_values_are_matched_as_written_not_escaped():
 
 
 def test_a_value_seen_several_times_gives_one_edge_per_consumer_and_per_producer_slot():
-    graph = build_flow_graph(make_trace(
+    graph = build(make_trace(
         {"name": "a", "output": {"x": ORDER, "y": ORDER}},
         {"name": "b", "output": ORDER, "input": f"{ORDER} and again {ORDER}"},
         {"name": "c", "input": {"list": [ORDER, ORDER]}},
@@ -82,7 +88,7 @@ def test_a_value_seen_several_times_gives_one_edge_per_consumer_and_per_producer
 
 
 def test_a_value_in_its_own_producers_input_is_no_edge():
-    graph = build_flow_graph(make_trace(
+    graph = build(make_trace(
         {"name": "echo", "input": {"say": ORDER}, "output": {"said": ORDER}},
         {"name": "later", "input": "unrelated input text"},
     ))
@@ -96,17 +102,17 @@ def test_values_shorter_than_min_thread_len_are_ignored_entirely():
                                  "padded": "   tiny   ", "number": 42}},
         {"name": "q", "input": "ok done abcdefghijk abcdefghijkl tiny 42"},
     )
-    graph = build_flow_graph(trace)
+    graph = build(trace)
     assert edges(graph) == [("n0", "n1", "twelve", "threaded")]
     assert unthreaded(graph) == []
-    assert edges(build_flow_graph(trace, min_thread_len=2)) == [
+    assert edges(build(trace, min_thread_len=2)) == [
         ("n0", "n1", s, "threaded") for s in ("eleven", "number", "padded", "short", "twelve")]
     with pytest.raises(ValueError, match="min_thread_len"):
-        build_flow_graph(trace, min_thread_len=0)
+        build(trace, min_thread_len=0)
 
 
 def test_values_are_trimmed_before_matching():
-    graph = build_flow_graph(make_trace({"name": "p", "output": "\n  " + ORDER + "  \n"},
+    graph = build(make_trace({"name": "p", "output": "\n  " + ORDER + "  \n"},
                                         {"name": "q", "input": f"[{ORDER}]"}))
     assert edges(graph) == [("n0", "n1", "_value", "threaded")]
 
@@ -118,14 +124,14 @@ def test_dispatch_tools_make_handoff_nodes_and_edges():
         {"name": "delegate", "input": {"task": "delegate the refund question"}, "output": {"brief": brief}},
         {"type": "AGENT", "name": "researcher", "input": {"brief": brief}},
     )
-    graph = build_flow_graph(trace, dispatch_tool_names=["delegate"])
+    graph = build(trace, dispatch_tool_names=["delegate"])
     assert [n.is_handoff for n in graph.nodes] == [False, True, False]
     assert edges(graph) == [("n0", "n1", "plan", "threaded"), ("n1", "n2", "brief", "handoff")]
-    assert all(kind == "threaded" for *_, kind in edges(build_flow_graph(trace)))
+    assert all(kind == "threaded" for *_, kind in edges(build(trace)))
 
 
 def test_primitive_and_array_payloads_are_one_slot():
-    graph = build_flow_graph(make_trace(
+    graph = build(make_trace(
         {"name": "list", "input": ["a", "b"], "output": ["first item", "second item"]},
         {"name": "text", "input": 'items: ["first item","second item"]', "output": 1234567890123456},
         {"name": "num", "input": {"n": 1234567890123456}},
@@ -136,13 +142,13 @@ def test_primitive_and_array_payloads_are_one_slot():
 
 
 def test_absent_and_null_payloads_have_no_slots_and_names_default_to_empty():
-    graph = build_flow_graph(make_trace({"type": "SPAN"}, {"type": "EVENT", "input": None, "output": None}))
+    graph = build(make_trace({"type": "SPAN"}, {"type": "EVENT", "input": None, "output": None}))
     assert [(n.name, n.produces, n.consumes) for n in graph.nodes] == [("", [], []), ("", [], [])]
 
 
 def test_a_string_input_is_matched_raw_and_an_object_input_as_json():
     quoted = 'he said "refund it now"'
-    graph = build_flow_graph(make_trace(
+    graph = build(make_trace(
         {"name": "p", "output": {"quote": quoted}},
         {"name": "raw", "input": f"transcript: {quoted}"},
         {"name": "json", "input": {"transcript": quoted}},  # the quotes are escaped in its JSON
@@ -152,7 +158,7 @@ def test_a_string_input_is_matched_raw_and_an_object_input_as_json():
 
 def test_edges_are_ordered_by_producer_then_slot_then_consumer():
     v1, v2 = "value number one!", "value number two!"
-    graph = build_flow_graph(make_trace(
+    graph = build(make_trace(
         {"name": "p0", "output": {"zeta": v1, "alpha": v2}},
         {"name": "p1", "input": f"{v1} {v2}", "output": {"m": v1}},
         {"name": "c", "input": f"{v2} {v1}"},
@@ -174,13 +180,13 @@ def test_json_text_follows_json_dumps_where_orjson_differs():
         {"name": "c2", "input": {"tag": "abcdef", "s": float("nan")}},
         {"name": "c3", "input": [{"n": 2**70}]},
     )
-    assert edges(build_flow_graph(trace)) == [
+    assert edges(build(trace)) == [
         ("n0", "n3", "big", "threaded"), ("n0", "n2", "nan", "threaded"), ("n0", "n1", "small", "threaded")]
 
 
 def test_flow_reads_like_the_graph_it_converts_to():
     trace = make_trace({"name": "a", "output": {"x": ORDER}}, {"name": "b", "input": ORDER, "output": ORDER})
-    flow = build_flow_graph(trace)
+    flow = build(trace)
     graph = flow.to_graph()
     assert flow.edges == [(e.from_, e.to, e.slot, e.kind) for e in graph.edges]
     assert flow.edge_count == 1
@@ -205,7 +211,7 @@ observation = st.fixed_dictionaries(
 def test_same_graph_as_the_plain_algorithm(observations, min_len):
     trace = make_trace(*observations)
     expected = plain_flow_graph(trace, dispatch_tool_names=["delegate"], min_thread_len=min_len)
-    flow = build_flow_graph(trace, dispatch_tool_names=["delegate"], min_thread_len=min_len)
+    flow = build(trace, dispatch_tool_names=["delegate"], min_thread_len=min_len)
     assert flow.to_json_obj() == expected
 
 
@@ -232,6 +238,6 @@ def long_context_trace(steps, seed):
 def test_same_graph_as_the_plain_algorithm_on_long_conversations(seed):
     trace = long_context_trace(40, seed)
     expected = plain_flow_graph(trace, dispatch_tool_names=["delegate"])
-    flow = build_flow_graph(trace, dispatch_tool_names=["delegate"])
+    flow = build(trace, dispatch_tool_names=["delegate"])
     assert flow.to_json_obj() == expected
     assert flow.edge_count > 100 and flow.unthreaded_outputs

@@ -39,7 +39,8 @@ def traces_file(tmp_path):
 def test_build_writes_one_graph_per_trace(tmp_path, traces_file, capsys):
     out = tmp_path / "graphs.jsonl"
     assert run(["flow", "build", str(traces_file), "--out", str(out), "--dispatch", "delegate"]) == 0
-    assert "built 2 flow graphs (3 edges, 1 unthreaded output)" in capsys.readouterr().out
+    assert "built 2 flow graphs (3 edges, 1 unthreaded output, 0 terminal (end products, not dropped))" \
+        in capsys.readouterr().out
     graphs = list(read_flow_graphs(out))
     assert [g.trace_id for g in graphs] == ["t1", "t2"]
     assert [(e.from_, e.to, e.kind) for e in graphs[0].edges] == [
@@ -76,3 +77,19 @@ def test_bad_output_name_and_bad_expected_flow_are_input_errors(tmp_path, traces
              "--expected", str(expected)])
     assert err.value.file == str(expected) and err.value.path.startswith("edges[0]")
     assert not (tmp_path / "g.jsonl").exists()
+
+
+def test_semantics_chooses_between_the_received_text_and_the_reference_method(tmp_path, capsys):
+    reply = 'Sure!\nWe have "11 AM" tomorrow.'
+    path = tmp_path / "chat.jsonl"
+    write_jsonl([Trace.model_validate({"id": "c1", "observations": [
+        {"id": "a", "type": "GENERATION", "name": "assistant", "input": [{"role": "user", "content": "11 AM?"}],
+         "output": {"role": "assistant", "content": reply}},
+        {"id": "b", "type": "GENERATION", "name": "assistant",
+         "input": [{"role": "assistant", "content": reply}, {"role": "user", "content": "book it"}],
+         "output": {"role": "assistant", "content": "Booked for tomorrow."}}]})], path)
+    assert run(["flow", "build", str(path), "--out", str(tmp_path / "r.jsonl")]) == 0
+    assert "(1 edges, 0 unthreaded outputs, 1 terminal (end products, not dropped))" in capsys.readouterr().out
+    assert run(["flow", "build", str(path), "--out", str(tmp_path / "m.jsonl"), "--semantics", "mutagent"]) == 0
+    assert "(0 edges, 2 unthreaded outputs) into" in capsys.readouterr().out
+    assert "terminalOutputs" not in (tmp_path / "m.jsonl").read_text()

@@ -53,3 +53,9 @@ def test_only_svg_and_png(tmp_path):
     with pytest.raises(ValueError, match=r"\.svg or \.png"):
         draw_flow(build_flow_graph(agent_trace("t")), tmp_path / "graph.pdf")
     assert not (tmp_path / "graph.pdf").exists()
+
+
+def test_an_aggregate_with_grouped_names_says_so(tmp_path):
+    graphs = [build_flow_graph(agent_trace(f"t{i}", n_tools=3)) for i in range(2)]
+    svg = draw_flow(aggregate_graph(graphs, max_names=3), tmp_path / "grouped.svg").read_text()
+    assert "(other: 3 names)" in svg and "2 names shown (those passing values on first), 3 grouped" in svg

@@ -52,7 +52,7 @@ def test_aggregate_counts_traces_per_name_and_edge():
     graphs = [build_flow_graph(agent_trace("t1", with_audit=True), dispatch_tool_names=["delegate"]),
               build_flow_graph(agent_trace("t2"), dispatch_tool_names=["delegate"])]
     g = aggregate_graph(graphs)
-    assert g.graph == {"traces": 2, "kind": "aggregate"}
+    assert g.graph == {"traces": 2, "kind": "aggregate", "grouped": 0}
     assert sorted(g.nodes) == ["audit", "chat", "delegate", "researcher"]
     assert g.nodes["audit"]["traces"] == 1 and g.nodes["chat"]["traces"] == 2
     assert g.nodes["chat"]["unthreaded"] == 2 and g.nodes["delegate"]["is_handoff"]
@@ -72,3 +72,25 @@ def test_time_layout_reads_left_to_right_with_a_lane_per_name():
     agg = time_layout(aggregate_graph([build_flow_graph(trace)]))
     assert agg["chat"][0] < agg["tool"][0]
     assert agg["chat"][1] != agg["tool"][1]
+
+
+def test_an_aggregate_of_fifty_names_keeps_the_commonest_and_groups_the_rest():
+    # 50 tools: tool0 runs in every trace, tool<k> in fewer; each feeds a reply.
+    graphs = []
+    for t in range(10):
+        obs = [{"name": f"tool{k}", "output": {"r": f"result of tool {k} in trace {t}"}}
+               for k in range(50) if k < 5 or k % 10 == t]
+        obs.append({"type": "GENERATION", "name": "reply", "input": " ".join(o["output"]["r"] for o in obs)})
+        graphs.append(build_flow_graph(make_trace(f"t{t}", *obs)))
+    full = aggregate_graph(graphs)
+    assert full.number_of_nodes() == 51 and full.graph["grouped"] == 0
+    g = aggregate_graph(graphs, max_names=15)
+    other = "(other: 37 names)"
+    assert g.number_of_nodes() == 15 and g.graph["grouped"] == 37
+    assert {f"tool{k}" for k in range(5)} | {"reply", other} <= set(g.nodes)
+    # A trace counts once for the group, however many of its names it ran.
+    assert g.nodes[other]["names"] == 37 and g.nodes[other]["traces"] == 10
+    assert g.edges[other, "reply"]["weight"] == 10 and g.edges["tool0", "reply"]["weight"] == 10
+    assert aggregate_graph(graphs, max_names=60).number_of_nodes() == 51
+    with pytest.raises(ValueError, match="max_names"):
+        aggregate_graph(graphs, max_names=0)

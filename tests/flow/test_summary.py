@@ -6,8 +6,11 @@ from evalkit.flow import aggregate_graph, build_flow_graph
 from evalkit.flow.summary import (
     DROPPED,
     NO_VALUE,
+    NOT_FOLLOWED,
     aggregate_edge_frame,
     check_against_truth,
+    dropped_candidates,
+    dropped_candidates_finding,
     edge_text,
     example_traces,
     flow_gaps,
@@ -63,7 +66,7 @@ def test_gap_and_coverage_frames(flows):
     gaps = flow_gaps(flows, EXPECTED)
     rows = gaps.gap_frame().to_dicts()
     assert rows[0] == {"trace_id": "t2", "missing": "lookup → reply [order]; lookup → reply", "dropped": 2,
-                       "no_value": 0, "cause": DROPPED}
+                       "no_value": 0, "not_comparable": 0, "cause": DROPPED}
     assert rows[1]["cause"] == NO_VALUE and rows[1]["no_value"] == 2
     coverage = {(r["edge"], r["outcome"]): r["traces"] for r in gaps.coverage_frame().to_dicts()}
     assert coverage == {
@@ -71,6 +74,7 @@ def test_gap_and_coverage_frames(flows):
         ("lookup → reply [order]", NO_VALUE): 1, ("lookup → reply [order]", "not applicable"): 1,
         ("lookup → reply", "shown"): 1, ("lookup → reply", DROPPED): 2,
         ("lookup → reply", NO_VALUE): 1, ("lookup → reply", "not applicable"): 1,
+        ("lookup → reply [order]", NOT_FOLLOWED): 0, ("lookup → reply", NOT_FOLLOWED): 0,
     }
 
 
@@ -89,13 +93,28 @@ def test_edge_text():
 
 
 def test_unthreaded_outputs_by_name_and_slot_with_the_share_of_traces_producing_them(flows):
-    rows = unthreaded_frame(flows).to_dicts()
-    assert rows == [
-        {"name": "reply", "slot": "answer", "outputs": 5, "traces": 5, "produced": 5, "share": 1.0},
+    # The reference method counts the final answer (nothing after it) as a value not passed on.
+    mutagent = [build_flow_graph(support_trace(f.trace_id, k), semantics="mutagent")
+                for f, k in zip(flows, ["clean", "dropped", "failed", "no_lookup", "dropped"], strict=True)]
+    answer = {"name": "reply", "slot": "answer", "outputs": 5, "traces": 5, "produced": 5, "share": 1.0}
+    rest = [
         {"name": "lookup", "slot": "note", "outputs": 3, "traces": 3, "produced": 3, "share": 1.0},
         {"name": "lookup", "slot": "order", "outputs": 2, "traces": 2, "produced": 3, "share": pytest.approx(2 / 3)},
     ]
+    assert unthreaded_frame(mutagent).to_dicts() == [answer, *rest]
+    # By default it is terminal, an end product: counted apart, not among the dropped values.
+    assert unthreaded_frame(flows).to_dicts() == rest
+    assert unthreaded_frame(flows, terminal=True).to_dicts() == [answer]
     assert unthreaded_frame([]).height == 0
+
+
+def test_only_values_usually_passed_on_are_candidate_dropped_context(flows):
+    frame = unthreaded_frame(flows)
+    assert dropped_candidates(frame).height == 0  # order dropped in 2 of 3: not usually passed on
+    assert dropped_candidates(frame, max_share=0.7).to_dicts()[0]["slot"] == "order"
+    assert dropped_candidates_finding(frame) is None
+    text = dropped_candidates_finding(frame, max_share=0.7)
+    assert "lookup [order]" in text and "dropped in 2 of 3 traces" in text and "usually passed on" in text
 
 
 def test_aggregate_edges_in_time_order(flows):
@@ -128,3 +147,17 @@ def test_check_against_truth():
     assert empty.recall == 0.0 and empty.precision is None
     assert check_against_truth(["a"], traces, key="absent", label="drop") is None
     assert check_against_truth(["a"], [support_trace("x", "clean")], key="injected", label="drop") is None
+
+
+def test_a_value_too_short_to_follow_or_produced_after_the_consumer_is_not_called_dropped():
+    short = make_trace("short", {"name": "lookup", "output": {"order": "ok"}},
+                       {"type": "GENERATION", "name": "reply", "input": {"q": "something else entirely"}})
+    late = make_trace("late", {"type": "GENERATION", "name": "reply", "input": {"q": "something else entirely"}},
+                      {"name": "lookup", "output": {"order": ORDER}},
+                      {"name": "audit", "input": {"event": "the call ended here"}})
+    expected = ExpectedFlow(dispatch_tool_names=[], expected_ui_slots=[],
+                            edges=[ExpectedEdge(from_tool="lookup", to_tool="reply", slot="order")])
+    gaps = flow_gaps([build_flow_graph(short), build_flow_graph(late)], expected)
+    assert [[m.cause for m in g.missing] for g in gaps.gaps] == [[NOT_FOLLOWED], [NOT_FOLLOWED]]
+    assert gaps.flagged(dropped_only=True) == []
+    assert gaps.gap_frame()["not_comparable"].to_list() == [1, 1]

@@ -71,7 +71,8 @@ def test_a_failing_notebook_is_named_with_its_cell_and_the_others_are_kept(fixtu
     rc = main(["run", str(subject), "--out", str(out), "--notebooks", str(notebooks), "--at", RUN_AT])
     assert rc == 1
     err = capsys.readouterr().err
-    assert "99_broken: cell 3 raised" in err and "RuntimeError: the fixture fails here" in err
+    # the cell as the author sees it: third cell of the source notebook (papermill's injected cell not counted)
+    assert '99_broken: cell 3 (raise RuntimeError("the fixture fails here")) raised RuntimeError' in err
     manifest = RunManifest.model_validate_json((out / "run.json").read_text())
     assert [(n.name, n.status) for n in manifest.notebooks] == [("99_broken", "failed"), ("00_overview", "ok")]
     assert manifest.notebooks[0].cell == 2
