@@ -23,7 +23,10 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
     failed = 0
     for path in args.files:
-        kind, count, problems = validate_file(path, args.kind)
+        notes: list = []
+        kind, count, problems = validate_file(path, args.kind, notes=notes)
+        for note in notes:
+            print(f"warning: {note.render()}", file=sys.stderr)
         for problem in problems:
             print(problem.render(), file=sys.stderr)
         if problems:

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evalkit.contracts.registry import CONTRACTS, LIST_ROOTED, kind_from_filename, kinds_matching
+from evalkit.io.append_only import read_store_lines
 from evalkit.io.documents import Record, document_format, read_records
 from evalkit.io.errors import InputError
 from evalkit.io.strict_json import iter_jsonl_strict
@@ -101,26 +102,46 @@ def validate_value(model: type[M], value: Any, *, file: str, line: int | None = 
                       for path, msg in validation_problems(exc, prefix)]
 
 
-def validate_file(path: str | Path, kind: str | None = None) -> tuple[str | None, int, list[InputError]]:
+APPEND_ONLY_KINDS = frozenset({"annotation", "human-label", "criterion-verdict", "ledger-entry"})
+"""Kinds kept in append-only stores (:mod:`evalkit.io.append_only`), whose cut-off final line is repaired."""
+
+
+def validate_file(path: str | Path, kind: str | None = None, *,
+                  notes: list[InputError] | None = None) -> tuple[str | None, int, list[InputError]]:
     """Validate every record of a file.
 
     Args:
         path: a JSON, JSONL or YAML file.
         kind: the contract's kind; detected from the file when None.
+        notes: receives what is not a problem but left out: the final line of an append-only store
+            cut off by an interrupted write, which every reader leaves out and the next append drops.
+            Without ``notes`` (or for other kinds, whose readers refuse it) it is a problem.
 
     Returns:
         ``(kind, number of records checked, problems)``; kind is None when it could not be read.
     """
     file = str(path)
+    cut_off = None
+    problems: list[InputError] = []
     try:
-        records = read_records(path)
+        if document_format(path) == "jsonl":
+            values, cut_off = read_store_lines(path, missing_ok=False)
+            records = [Record(value, line) for line, value in values]
+        else:
+            records = read_records(path)
         kind = kind or detect_kind(path, records)
     except InputError as exc:
         return None, 0, [exc]
+    if cut_off is not None:
+        store = kind in APPEND_ONLY_KINDS
+        fate = ("left out by every reader of an append-only store, dropped by its next append" if store
+                else "the file ends in the middle of a record")
+        note = InputError(f"line cut off by an interrupted write ({cut_off.size} bytes, not a record): {fate}",
+                          file=file, line=cut_off.line)
+        (notes if notes is not None and store else problems).append(note)
     if kind not in CONTRACTS:
         return None, 0, [InputError(f"unknown kind {kind!r} (one of: {', '.join(CONTRACTS)})", file=file)]
     model = CONTRACTS[kind]
-    problems: list[InputError] = []
     count = 0
     for record in records:
         value = record.value

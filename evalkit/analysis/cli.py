@@ -154,8 +154,9 @@ def _cmd_labels_import(args: argparse.Namespace) -> int:
         return 1
     result = import_review_export(export, args.into, _taxonomy(args.taxonomy), source=args.export)
     if result.torn_lines:
-        print(f"warning: {args.into}: {_plural(len(result.torn_lines), 'line')} cut short by an interrupted "
-              "write were kept as they are and skipped", file=sys.stderr)
+        done = "dropped" if result.torn_dropped else "left out (nothing was appended)"
+        print(f"warning: {args.into}: line {result.torn_lines[0]}, cut off by an interrupted write, was {done}",
+              file=sys.stderr)
     print(f"appended {_plural(result.appended, 'annotation')} by {export.annotator} to {args.into}"
           + (f" ({result.unchanged} already there)" if result.unchanged else ""))
     return 0

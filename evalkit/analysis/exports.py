@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.analysis.store import append_annotations, latest, read_store
+from evalkit.analysis.store import latest, read_store
 from evalkit.analysis.taxonomy import check_modes
 from evalkit.contracts.annotation import ReviewExport, Taxonomy
+from evalkit.io.append_only import append_batch
 from evalkit.io.documents import read_records
 from evalkit.io.errors import InputError
 from evalkit.validation import validate_value
@@ -15,11 +16,13 @@ from evalkit.validation import validate_value
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What an import did: records appended, records already in the store as they are, cut lines seen."""
+    """What an import did: records appended, records already in the store as they are, and the final
+    line cut off by an interrupted write that was seen (``torn_lines``) and dropped by this append."""
 
     appended: int
     unchanged: int
     torn_lines: list[int]
+    torn_dropped: bool = False
 
 
 def read_review_export(path: str | Path) -> tuple[ReviewExport | None, list[InputError]]:
@@ -36,7 +39,9 @@ def import_review_export(export: ReviewExport, store: str | Path, taxonomy: Taxo
                          *, source: str | None = None) -> ImportResult:
     """Append an export's annotations to the store, skipping those equal to the latest stored record.
 
-    Importing the same export twice therefore appends nothing the second time.
+    Importing the same export twice therefore appends nothing the second time. The batch is
+    appended whole or not at all (:func:`evalkit.io.append_only.append_batch`), so an import killed
+    part-way can simply be run again.
 
     Args:
         export: a validated export.
@@ -58,5 +63,6 @@ def import_review_export(export: ReviewExport, store: str | Path, taxonomy: Taxo
         if current.get((annotation.trace_id, annotation.annotator)) != obj:
             new.append(annotation)
             current[(annotation.trace_id, annotation.annotator)] = obj
-    appended = append_annotations(store, new)
-    return ImportResult(appended, len(export.annotations) - appended, contents.torn_lines)
+    done = append_batch(store, new)
+    return ImportResult(done.appended, len(export.annotations) - done.appended, contents.torn_lines,
+                        done.dropped is not None)

@@ -23,9 +23,13 @@ def calibrate(args: argparse.Namespace) -> dict[str, Any]:
                          "was observed on (e.g. --observed 0.857 --n 2400)", path="--observed")
     if args.observed is not None and args.unlabeled:
         raise InputError("give --unlabeled or --observed/--n, not both", path="--unlabeled")
-    unlabeled = read_verdicts(args.unlabeled) if args.unlabeled else None
+    notes: list[InputError] = []
+    unlabeled = read_verdicts(args.unlabeled, notes=notes) if args.unlabeled else None
     observed = (args.observed, args.n) if args.observed is not None else None
-    report = calibrate_criterion(read_labels(args.labels), read_verdicts(args.verdicts),
+    labels, verdicts = read_labels(args.labels, notes=notes), read_verdicts(args.verdicts, notes=notes)
+    for note in notes:
+        print(f"warning: {note.render()}", file=sys.stderr)
+    report = calibrate_criterion(labels, verdicts,
                                  criterion_id=args.criterion, unlabeled=unlabeled, observed=observed,
                                  method=args.method, level=args.level, iterations=args.iterations,
                                  seed=args.seed, source=args.unlabeled or args.verdicts)

@@ -7,12 +7,24 @@ store's commands, which call :func:`import_labels_command` when a label column i
 from __future__ import annotations
 
 import argparse
+import sys
+from typing import TYPE_CHECKING
 
 from evalkit.io.errors import InputError
+
+if TYPE_CHECKING:
+    from evalkit.calibration.imports import Appended
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _warn_cut_off(into: str, done: Appended) -> None:
+    if done.cut_off_line is not None:
+        fate = "dropped" if done.appended else "left out (nothing was appended)"
+        print(f"warning: {into}: line {done.cut_off_line}, cut off by an interrupted write, was {fate}",
+              file=sys.stderr)
 
 
 def _ids_note(id_col: str | None) -> str:
@@ -53,6 +65,7 @@ def import_labels_command(args: argparse.Namespace) -> int:
         criterion_id=args.criterion, value_map=parse_value_map(args.map, LABEL_VALUES), split=args.split,
         annotator=args.annotator)
     done = append_records(args.into, labels, HumanLabel)
+    _warn_cut_off(args.into, done)
     counts = {v: sum(lb.label == v for lb in labels) for v in LABEL_VALUES}
     splits = sorted({lb.split or "none" for lb in labels})
     print(f"appended {_plural(done.appended, 'label')} for {args.criterion} to {args.into}"
@@ -85,6 +98,7 @@ def _cmd_verdicts_import(args: argparse.Namespace) -> int:
                               confidence=args.confidence_col),
         criterion_id=args.criterion, value_map=parse_value_map(args.map, VERDICT_VALUES))
     done = append_records(args.into, verdicts, CriterionVerdict)
+    _warn_cut_off(args.into, done)
     counts = {v: sum(x.result == v for x in verdicts) for v in VERDICT_VALUES}
     missing = [name for name, col in (("critique", args.critique_col), ("confidence", args.confidence_col))
                if not col]

@@ -8,7 +8,6 @@ is never read as a fail, and ``1`` is never read as a pass unless the user said 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,9 +18,8 @@ from pydantic import BaseModel
 from evalkit.calibration.tables import Row, Table, cell_text
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict
-from evalkit.io.canonical import canonical_line
+from evalkit.io.append_only import append_batch, read_store_records
 from evalkit.io.errors import InputError
-from evalkit.validation import read_models
 
 LABEL_VALUES = ("pass", "fail", "defer")
 VERDICT_VALUES = ("pass", "fail", "uncertain")
@@ -193,10 +191,13 @@ def verdicts_from_table(table: Table, columns: VerdictColumns, *, criterion_id: 
 
 @dataclass(frozen=True)
 class Appended:
-    """What an import did to its file: records appended, and records already there unchanged."""
+    """What an import did to its file: records appended, records already there unchanged, and the line
+    number of a final line cut off by an interrupted write (None if none), dropped when anything was
+    appended and left out otherwise."""
 
     appended: int
     unchanged: int
+    cut_off_line: int | None = None
 
 
 def _key(record: Any) -> tuple[str, str | None]:
@@ -208,13 +209,16 @@ def append_records(path: str | Path, records: Sequence[BaseModel], model: type[B
 
     A record equal to the stored one for its trace and criterion is skipped (so an import can be run
     again); one that differs is an error and nothing is appended: a label is changed on purpose, by
-    hand, not by importing a second file over it.
+    hand, not by importing a second file over it. The new records are appended all or none
+    (:func:`evalkit.io.append_only.append_batch`), so an import killed part-way can be run again.
 
     Raises:
-        InputError: a stored record that the file contradicts, or a store whose last line is cut short.
+        InputError: a stored record that the file contradicts, or a line of the store that is not a
+            valid record (a final line cut off by an interrupted write is dropped instead).
     """
     p = Path(path)
-    stored = {_key(r): r for r in read_models(p, model, "jsonl")} if p.exists() and p.stat().st_size else {}
+    read = read_store_records(p, model)
+    stored = {_key(r): r for r in read.records}
     new = []
     for record in records:
         old = stored.get(_key(record))
@@ -229,14 +233,5 @@ def append_records(path: str | Path, records: Sequence[BaseModel], model: type[B
                 raise InputError(f"{key} is already stored differently ({show}); nothing was appended. "
                                  "Change a stored record by hand, on purpose", file=str(p))
     if new:
-        data = "".join(canonical_line(r.to_json_obj()) for r in new).encode()  # type: ignore[attr-defined]
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            view = memoryview(data)
-            while view:  # O_APPEND: every write lands after whatever is there
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    return Appended(len(new), len(records) - len(new))
+        append_batch(p, new)
+    return Appended(len(new), len(records) - len(new), read.cut_off.line if read.cut_off else None)

@@ -3,17 +3,18 @@
 The test split is measured once per judge prompt; measuring it again after looking at the result
 turns it into a second dev set. The ledger makes that visible: a second measurement of the same
 criterion and prompt digest is refused unless forced, and a forced one is recorded as such.
+
+The ledger is an append-only store (:mod:`evalkit.io.append_only`): a final line cut off by an
+interrupted write is left out on reading and dropped by the next record; any other bad line is an
+error naming it.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from evalkit.contracts.labels import LedgerEntry
-from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
-from evalkit.validation import read_models
+from evalkit.io.append_only import AppendOnlyStore, append_batch
 
 
 class TestSetAlreadyMeasured(RuntimeError):
@@ -33,6 +34,7 @@ class TestLedger:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._store = AppendOnlyStore(self.path, LedgerEntry)
 
     def entries(self) -> list[LedgerEntry]:
         """Every recorded measurement, oldest first.
@@ -40,9 +42,7 @@ class TestLedger:
         Raises:
             InputError: a line that is not a valid entry, located as FILE:LINE: field: message.
         """
-        if not self.path.exists():
-            return []
-        return read_models(self.path, LedgerEntry, fmt="jsonl")  # JSONL whatever the file is named
+        return self._store.read().records  # JSONL whatever the file is named; missing is empty
 
     def previous(self, criterion_id: str, prompt_digest: str) -> list[LedgerEntry]:
         """The earlier measurements of this criterion with this judge prompt."""
@@ -66,20 +66,4 @@ class TestLedger:
 
     def append(self, entry: LedgerEntry) -> None:
         """Add one line at the end of the file; earlier lines are never touched."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        data = canonical_line(entry.model_dump(mode="json", by_alias=True)).encode()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            if os.fstat(fd).st_size and not _ends_with_newline(self.path):
-                raise InputError("last line is incomplete; fix it by hand before recording more",
-                                 file=str(self.path))
-            os.write(fd, data)  # one write of one short line: appended whole (O_APPEND)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as fh:
-        fh.seek(-1, os.SEEK_END)
-        return fh.read(1) == b"\n"
+        append_batch(self.path, [entry.model_dump(mode="json", by_alias=True)])  # every field, defaults too

@@ -1,5 +1,6 @@
-"""Reading and writing files the house way: strict JSON in, canonical JSON out, atomic writes."""
+"""Reading and writing files the house way: strict JSON in, canonical JSON out, atomic writes, append-only stores."""
 
+from evalkit.io.append_only import AppendOnlyStore, append_batch, read_store_records
 from evalkit.io.atomic import atomic_write_bytes, atomic_write_text, atomic_writer
 from evalkit.io.bulk import paused_gc
 from evalkit.io.canonical import canonical_dumps, canonical_line
@@ -7,8 +8,10 @@ from evalkit.io.errors import InputError
 from evalkit.io.strict_json import StrictJSONError, iter_jsonl_strict, loads_strict, read_json_strict
 
 __all__ = [
+    "AppendOnlyStore",
     "InputError",
     "StrictJSONError",
+    "append_batch",
     "atomic_write_bytes",
     "atomic_write_text",
     "atomic_writer",
@@ -18,4 +21,5 @@ __all__ = [
     "loads_strict",
     "paused_gc",
     "read_json_strict",
+    "read_store_records",
 ]

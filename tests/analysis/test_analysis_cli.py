@@ -12,6 +12,7 @@ from analysis_builders import make_trace, note
 
 from evalkit.analysis import append_annotations, read_store
 from evalkit.analysis.cli import add_analysis_parsers
+from evalkit.io.canonical import canonical_line
 from evalkit.io.errors import InputError
 from evalkit.io.strict_json import read_json_strict
 from evalkit.traces import load, write_jsonl
@@ -105,6 +106,25 @@ def test_rates_warn_about_a_torn_store_but_still_count(capsys, tmp_path):
     assert "skipped 1 line cut short by an interrupted write (line 3)" in err
     code, _, err = run(capsys, "analysis", "rates", tmp_path / "none.jsonl")
     assert code == 1 and "annotation store not found" in err
+
+
+def test_rates_refuse_a_store_of_garbage_instead_of_counting_nothing(capsys, tmp_path):
+    store = tmp_path / "a.jsonl"
+    store.write_bytes(b"\xef\xbb\xbf" + b"not a record at all " * 150 + b"\n")  # 3 KB behind a BOM
+    code, printed, err = run(capsys, "analysis", "rates", store)
+    assert code == 1 and "reviewed" not in printed and f"{store}:1: byte-order mark" in err
+
+
+def test_labels_import_drops_a_cut_off_last_line_and_says_so(capsys, tmp_path):
+    store = tmp_path / "store.jsonl"
+    append_annotations(store, [note("t1")])
+    intact = store.read_bytes()
+    store.write_bytes(intact + b'{"annotator":"ana","at":"2026')
+    export = _export(tmp_path / "export.json", [note("t2").to_json_obj()])
+    code, printed, err = run(capsys, "labels", "import", export, "--into", store)
+    assert code == 0 and "appended 1 annotation by ana" in printed
+    assert f"{store}: line 2, cut off by an interrupted write, was dropped" in err
+    assert store.read_bytes() == intact + canonical_line(note("t2").to_json_obj()).encode()
 
 
 def _export(path: Path, annotations: list[dict], annotator: str = "ana") -> Path:
