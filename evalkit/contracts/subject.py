@@ -8,6 +8,7 @@ cell, and resolves a value whose name ends in ``_file`` or ``_path`` against the
 
 from __future__ import annotations
 
+import string
 from typing import Annotated, Any
 
 from pydantic import Field, field_validator, model_validator
@@ -33,6 +34,40 @@ class JudgeSettings(SnakeContract):
     temperature: float = Field(default=0, ge=0, le=0, description="pinned to 0 for reproducible verdicts")
 
 
+AGENT_PLACEHOLDERS = ("case", "out", "repeat", "case_id", "python")
+"""What an agent command's arguments may name in braces: the case file, the trace file to write, the
+repeat number, the case id, and the Python interpreter running evalkit."""
+EnvName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+
+
+class AgentCommand(SnakeContract):
+    """How to run the agent on one case: an argv (no shell) that reads ``{case}`` and writes a trace to ``{out}``."""
+
+    command: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
+    timeout_s: float = Field(default=60, gt=0)
+    env: list[EnvName] = Field(default_factory=list)
+    """Names of environment variables passed through to the agent; every other variable is scrubbed."""
+
+    @field_validator("command")
+    @classmethod
+    def _needs_case_and_out(cls, value: list[str]) -> list[str]:
+        named: set[str] = set()
+        for i, arg in enumerate(value):
+            try:
+                fields = [f for _, f, _, _ in string.Formatter().parse(arg) if f is not None]
+            except ValueError as exc:
+                raise ValueError(f"command[{i}]: {exc} (write a literal brace as {{{{ or }}}})") from None
+            unknown = [f for f in fields if f not in AGENT_PLACEHOLDERS]
+            if unknown:
+                raise ValueError(f"command[{i}]: unknown placeholder {{{unknown[0]}}}; "
+                                 f"known: {', '.join('{' + p + '}' for p in AGENT_PLACEHOLDERS)}")
+            named.update(fields)
+        missing = [p for p in ("case", "out") if p not in named]
+        if missing:
+            raise ValueError(f"command: must name {' and '.join('{' + p + '}' for p in missing)}")
+        return value
+
+
 class Subject(SnakeContract):
     """One agent under evaluation and the inputs the notebooks read."""
 
@@ -51,6 +86,8 @@ class Subject(SnakeContract):
     """Verdicts of earlier judge-prompt iterations, oldest first; ``verdicts`` is the current prompt's."""
     judge: JudgeSettings | None = None
     """Only notebooks that run or calibrate a judge need it."""
+    agent: AgentCommand | None = None
+    """The agent as a command evalkit can run on the dataset's cases (``evalkit eval run``)."""
     seed: int = 0
     notebooks: list[Slug] = Field(min_length=1)
     parameters: dict[Slug, dict[ParameterName, Any]] = Field(default_factory=dict)

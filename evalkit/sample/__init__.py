@@ -1,10 +1,23 @@
 """The bundled sample subject: a simulated support agent with failures injected at known rates.
 
 ``python -m evalkit.sample`` writes it to ``data/sample/``; the same seed always gives the same bytes.
+The names below load on first use, so the runnable agent (``python -m evalkit.sample.agent_command``,
+run once per case) does not import the whole generator.
 """
 
-from evalkit.sample.catalog import DEFAULT_SEED, DEFAULT_TRACE_COUNT
-from evalkit.sample.generate import SampleContractError, SampleFile, build_sample, write_sample
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES = {
+    "DEFAULT_SEED": "evalkit.sample.catalog",
+    "DEFAULT_TRACE_COUNT": "evalkit.sample.catalog",
+    "SampleContractError": "evalkit.sample.generate",
+    "SampleFile": "evalkit.sample.generate",
+    "build_sample": "evalkit.sample.generate",
+    "write_sample": "evalkit.sample.generate",
+}
 
 __all__ = [
     "DEFAULT_SEED",
@@ -14,3 +27,13 @@ __all__ = [
     "build_sample",
     "write_sample",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'evalkit.sample' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -8,6 +8,7 @@ threads into the answer unless the ``dropped_tool_result`` failure removed it.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
@@ -132,29 +133,35 @@ def _tool_result(rng: random.Random, name: str, args: dict[str, Any], order: dic
             "ticket_id": f"ESC-2026-{rng.randint(10000, 99999)}"}
 
 
-def simulate_trace(rng: random.Random, number: int) -> Trace:
-    """One support conversation as a native Trace, with ``metadata.injected_failures`` as ground truth."""
+def simulate_trace(rng: random.Random, number: int, *, request: CustomerRequest | None = None,
+                   rates: Mapping[str, float] = FAILURE_RATES, order_timeout_rate: float = ORDER_LOOKUP_TIMEOUT_RATE,
+                   kb_error_rate: float = KB_SEARCH_ERROR_RATE) -> Trace:
+    """One support conversation as a native Trace, with ``metadata.injected_failures`` as ground truth.
+
+    ``request`` answers a given customer message (the runnable agent, ``evalkit.sample.agent_command``)
+    instead of drafting a random one; ``rates`` and the tool error rates are the agent's settings.
+    """
     trace_id = f"tr-{number:04d}"
     start = BASE_TIME + timedelta(seconds=(number - 1) * TRACE_SPACING_S + rng.randint(0, 240),
                                   milliseconds=rng.randint(0, 999))
-    req = draft_request(rng)
+    req = draft_request(rng) if request is None else request
     failures: set[str] = set()
     looked_id = req.order_id
-    if looked_id is not None and rng.random() < FAILURE_RATES["wrong_tool_args"]:
+    if looked_id is not None and rng.random() < rates["wrong_tool_args"]:
         failures.add("wrong_tool_args")
         looked_id = mistyped_order_id(rng, looked_id)
-    order_timeout = looked_id is not None and rng.random() < ORDER_LOOKUP_TIMEOUT_RATE
-    kb_error = req.policy is not None and rng.random() < KB_SEARCH_ERROR_RATE
-    if req.policy is not None and not kb_error and rng.random() < FAILURE_RATES["hallucinated_policy"]:
+    order_timeout = looked_id is not None and rng.random() < order_timeout_rate
+    kb_error = req.policy is not None and rng.random() < kb_error_rate
+    if req.policy is not None and not kb_error and rng.random() < rates["hallucinated_policy"]:
         failures.add("hallucinated_policy")
     threadable = [name for name, used, broken in (("kb_search", req.policy is not None, kb_error),
                                                   ("order_lookup", looked_id is not None, order_timeout))
                   if used and not broken]
     dropped = None
-    if threadable and rng.random() < FAILURE_RATES["dropped_tool_result"]:
+    if threadable and rng.random() < rates["dropped_tool_result"]:
         dropped = rng.choice(threadable)
         failures.add("dropped_tool_result")
-    missed = req.escalation_trigger is not None and rng.random() < FAILURE_RATES["missed_escalation"]
+    missed = req.escalation_trigger is not None and rng.random() < rates["missed_escalation"]
     if missed:
         failures.add("missed_escalation")
     order = req.order

@@ -25,6 +25,7 @@ from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io import atomic_write_text, canonical_dumps, canonical_line
 from evalkit.sample.agent import simulate_traces
+from evalkit.sample.agent_spec import AgentSpec, default_spec
 from evalkit.sample.annotations import build_taxonomy, simulate_annotations
 from evalkit.sample.catalog import JUDGE_ITERATIONS
 from evalkit.sample.judging import judge_run_file, simulate_labels, simulate_verdicts
@@ -105,6 +106,7 @@ def build_sample(seed: int, trace_count: int) -> list[SampleFile]:
         _yaml("failure-modes.yaml", Taxonomy, build_taxonomy()),
         _yaml("eval-matrix.yaml", EvalMatrix, build_eval_matrix()),
         _json("dataset.json", Dataset, build_dataset(seed)),
+        _yaml("agent-spec.yaml", AgentSpec, default_spec(seed)),
         _json("expected-flow.json", ExpectedFlow, build_expected_flow()),
         _json("behavior-tree.json", BehaviorTree, build_behavior_tree()),
         SampleFile("ground-truth.json", canonical_dumps(truth)),

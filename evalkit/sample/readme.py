@@ -39,6 +39,8 @@ FILES = (
      "Components and one criterion per failure mode; each criterion's id is in its evidenceSource."),
     ("dataset.json", "`Dataset` (evalkit.contracts.dataset)",
      "Dimensions intent x customer_tier x channel and one case per tuple (20)."),
+    ("agent-spec.yaml", "`AgentSpec` (evalkit.sample.agent_spec)",
+     "Settings of the runnable agent (subject `agent`): failure and tool-error rates, seed."),
     ("expected-flow.json", "`ExpectedFlow` (evalkit.contracts.flow)",
      "Dispatch tool and the producer -> consumer threadings a correct trace shows."),
     ("behavior-tree.json", "`BehaviorTree` (evalkit.contracts.behavior_tree)",
@@ -66,6 +68,9 @@ def subject_yaml(seed: int) -> str:
         "taxonomy": "failure-modes.yaml",
         "judge_runs": [judge_run_file(name) for name, _ in JUDGE_ITERATIONS],
         "judge": {"provider": "simulated", "model": JUDGE_MODEL, "temperature": 0},
+        "agent": {"command": ["{python}", "-m", "evalkit.sample.agent_command", "--spec", "agent-spec.yaml",
+                              "--case", "{case}", "--repeat", "{repeat}", "--out", "{out}"],
+                  "timeout_s": 30, "env": []},
         "seed": seed,
         "notebooks": NOTEBOOKS,
     }

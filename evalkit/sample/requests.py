@@ -89,6 +89,17 @@ def make_order(rng: random.Random, order_id: str, status: str) -> dict[str, Any]
     }
 
 
+def escalation_trigger(intent: str, tier: str, amount: float | None) -> str | None:
+    """Why a request needs a human (premium complaint, refund over the limit, large dispute), or None."""
+    if intent == "refund_request" and amount is not None and amount > REFUND_LIMIT:
+        return f"refund of {amount:.2f} USD is above the {REFUND_LIMIT:.2f} USD limit"
+    if intent == "billing_dispute" and amount is not None and amount > DISPUTE_ESCALATION_THRESHOLD:
+        return f"disputed {amount:.2f} USD is above the {DISPUTE_ESCALATION_THRESHOLD:.2f} USD threshold"
+    if intent == "complaint" and tier == "premium":
+        return "complaint from a premium customer"
+    return None
+
+
 def draft_request(rng: random.Random) -> CustomerRequest:
     """A random customer request with its dimension values and ground-truth escalation need."""
     intent = rng.choice(INTENTS)
@@ -96,7 +107,7 @@ def draft_request(rng: random.Random) -> CustomerRequest:
     channel = rng.choices(CHANNELS, CHANNEL_WEIGHTS)[0]
     order: dict[str, Any] | None = None
     policy: Policy | None = None
-    amount = reason = dispute_kind = trigger = None
+    amount = reason = dispute_kind = None
     fields: dict[str, str] = {}
     if intent == "refund_request":
         order = make_order(rng, new_order_id(rng), "delivered")
@@ -104,8 +115,6 @@ def draft_request(rng: random.Random) -> CustomerRequest:
         amount, reason = item["price"], rng.choice(REFUND_REASONS)
         policy = POLICY_BY_TOPIC[rng.choice(REFUND_TOPICS)]
         fields = {"item": item["name"], "reason": REASON_PHRASES[reason]}
-        if amount > REFUND_LIMIT:
-            trigger = f"refund of {amount:.2f} USD is above the {REFUND_LIMIT:.2f} USD limit"
     elif intent == "order_status":
         order = make_order(rng, new_order_id(rng), rng.choice(("processing", "shipped", "delivered", "delayed")))
     elif intent == "policy_question":
@@ -115,14 +124,10 @@ def draft_request(rng: random.Random) -> CustomerRequest:
         order = make_order(rng, new_order_id(rng), rng.choice(("shipped", "delivered")))
         dispute_kind = "duplicate-charge" if rng.random() < 0.6 else "overcharge"
         amount = order["total"] if dispute_kind == "duplicate-charge" else rng.choice(OVERCHARGE_AMOUNTS)
-        if amount > DISPUTE_ESCALATION_THRESHOLD:
-            trigger = f"disputed {amount:.2f} USD is above the {DISPUTE_ESCALATION_THRESHOLD:.2f} USD threshold"
     else:  # complaint
         if rng.random() < 0.5:
             order = make_order(rng, new_order_id(rng), "delivered")
         policy = POLICY_BY_TOPIC["goodwill-credit"]
-        if tier == "premium":
-            trigger = "complaint from a premium customer"
     if order is not None:
         fields["order_id"] = order["order_id"]
     fields["order_ref"] = f"(order {order['order_id']}) " if order is not None else ""
@@ -130,4 +135,5 @@ def draft_request(rng: random.Random) -> CustomerRequest:
         fields["amount"] = f"{amount:.2f}"
     body = rng.choice(USER_TEMPLATES[intent]).format(**fields)
     message = body if channel == "chat" else f"Subject: {EMAIL_SUBJECTS[intent]}\n\n{body}\n\nThanks."
+    trigger = escalation_trigger(intent, tier, amount)
     return CustomerRequest(intent, tier, channel, message, order, policy, amount, reason, dispute_kind, trigger)

@@ -27,24 +27,9 @@ from evalkit.sample.catalog import (
     USER_TEMPLATES,
 )
 from evalkit.sample.requests import EMAIL_SUBJECTS, iso_utc, new_order_id
+from evalkit.suite.ids import case_id
 
 GENERATED_AT = iso_utc(BASE_TIME)
-
-
-def fnv1a32(text: str) -> str:
-    """FNV-1a 32-bit over UTF-16 code units, as the mutagent case ids hash them (8 hex chars)."""
-    h = 0x811C9DC5
-    data = text.encode("utf-16-le")
-    for i in range(0, len(data), 2):
-        h ^= data[i] | (data[i + 1] << 8)
-        h = (h * 0x01000193) & 0xFFFFFFFF
-    return f"{h:08x}"
-
-
-def case_id(case_tuple: dict[str, str], query: str) -> str:
-    """``case-`` + fnv1a32 of the sorted ``k=v`` pairs joined by ``\\x01``, ``::`` and the query."""
-    tuple_key = "\x01".join(f"{k}={case_tuple[k]}" for k in sorted(case_tuple))
-    return "case-" + fnv1a32(tuple_key + "::" + query)
 
 
 def _case_query(rng: random.Random, intent: str, tier: str, channel: str, k: int) -> str:

@@ -102,7 +102,7 @@ def test_two_generations_are_byte_identical(tmp_path, capsys):
     assert "wrote " in printed and "traces.jsonl (300 records" in printed
     names = sorted(p.name for p in a.iterdir())
     assert names == sorted(p.name for p in b.iterdir())
-    assert len(names) == 14
+    assert len(names) == 15
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 

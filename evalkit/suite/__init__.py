@@ -1,0 +1,75 @@
+"""The eval suite: a subject's append-only set of test cases, and running the agent on them.
+
+Case ids are content-derived and identical to the seed evaluator's; a suite grows by :func:`merge`
+(new ids only, near-duplicates dropped) and a suite file never loses a case (:func:`write_dataset`).
+:func:`run_subject` runs the subject's agent command once per case and repeat and keeps every run,
+errored ones included.
+"""
+
+from evalkit.suite.derive import Derived, derive_cases, input_prompt, outcomes_from_labels
+from evalkit.suite.expand import MAX_TUPLES, TooManyTuples, expand_tuples, uncovered_tuples
+from evalkit.suite.files import (
+    AppendOnlyViolation,
+    SuiteCheck,
+    assert_append_only,
+    check_dataset,
+    read_dataset,
+    write_dataset,
+)
+from evalkit.suite.ids import case_id, fnv1a32, tuple_key
+from evalkit.suite.merge import (
+    NEAR_DUPLICATE_JACCARD,
+    MergeResult,
+    NearDuplicate,
+    check_case_ids,
+    is_near_duplicate,
+    jaccard,
+    merge,
+    new_case,
+    query_tokens,
+)
+from evalkit.suite.runs import (
+    AgentRun,
+    RunOutcome,
+    run_cases,
+    run_once,
+    run_subject,
+    run_trace_id,
+    scrubbed_env,
+)
+
+__all__ = [
+    "MAX_TUPLES",
+    "NEAR_DUPLICATE_JACCARD",
+    "AgentRun",
+    "AppendOnlyViolation",
+    "Derived",
+    "MergeResult",
+    "NearDuplicate",
+    "RunOutcome",
+    "SuiteCheck",
+    "TooManyTuples",
+    "assert_append_only",
+    "case_id",
+    "check_case_ids",
+    "check_dataset",
+    "derive_cases",
+    "expand_tuples",
+    "fnv1a32",
+    "input_prompt",
+    "is_near_duplicate",
+    "jaccard",
+    "merge",
+    "new_case",
+    "outcomes_from_labels",
+    "query_tokens",
+    "read_dataset",
+    "run_cases",
+    "run_once",
+    "run_subject",
+    "run_trace_id",
+    "scrubbed_env",
+    "tuple_key",
+    "uncovered_tuples",
+    "write_dataset",
+]
