@@ -21,6 +21,24 @@ TERMINAL = "TERMINAL"
 """The edge target that ends the tree instead of naming a node."""
 
 
+class ValueMatch(CamelContract):
+    """A place in a trace and a value it must hold, resolved as a ref is: ``obs`` is an observation name
+    or id (or ``$trace``), ``path`` dot segments and ``[n]``, ``value`` contained case- and
+    whitespace-insensitively in what is there."""
+
+    obs: str = Field(min_length=1)
+    path: str
+    value: str = Field(min_length=1)
+
+
+class DecisionObservation(CamelContract):
+    """Where a trace shows the decision taken at a node: an observation (name or id, or ``$trace``)
+    and the field path in it. A node with one is compared by code; a node without one goes to the judge."""
+
+    obs: str = Field(min_length=1)
+    path: str
+
+
 class Scenario(CamelContract):
     """One situation the agent could be in at a node, and the decision expected there."""
 
@@ -29,6 +47,12 @@ class Scenario(CamelContract):
     expected_decision: str
     expected_fork: str | None = None
     rationale: str | None = None
+    observed_when: list[ValueMatch] | None = None
+    """All hold in a trace that is in this scenario (code picks the scenario; without them, the judge)."""
+    expected_observed: list[str] | None = None
+    """Values the node's observed decision must contain, each one."""
+    unexpected_observed: list[str] | None = None
+    """Values the node's observed decision must not contain."""
 
 
 class BehaviorEdge(CamelContract):
@@ -38,6 +62,8 @@ class BehaviorEdge(CamelContract):
     to: str
     condition: str
     dead_or_rare: bool | None = Field(default=None, strict=True)
+    taken_when: list[ValueMatch] | None = None
+    """All hold in a trace that took this fork (how fork frequencies are counted)."""
 
 
 class BehaviorNode(CamelContract):
@@ -48,6 +74,7 @@ class BehaviorNode(CamelContract):
     decision_type: DecisionType
     scenarios: list[Scenario]
     edges: list[BehaviorEdge]
+    observe: DecisionObservation | None = None
 
 
 class BehaviorTree(CamelContract):

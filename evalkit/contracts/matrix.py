@@ -5,7 +5,9 @@ Each criterion's ``checkMethod`` decides whether it runs on the deterministic tr
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
+
+from pydantic import Field
 
 from evalkit.contracts.base import CamelContract
 
@@ -18,9 +20,10 @@ CriterionDimension = Literal["operation-correctness", "data-correctness", "opera
 """The three coverage dimensions a criterion belongs to."""
 
 CheckMethod = Literal[
-    "deterministic-script", "typebox-schema", "gate", "trace-cross-ref", "trajectory-diff", "llm-judge",
+    "deterministic-script", "typebox-schema", "gate", "trace-cross-ref", "trajectory-diff", "llm-judge", "hybrid",
 ]
-"""How a criterion is checked: the first three need no model, the last three run under the pinned judge."""
+"""How a criterion is checked: the first three need no model, the next three run under the pinned judge,
+and ``hybrid`` runs its code check first and asks the judge only when the code check passes."""
 
 Severity = Literal["CRIT", "HIGH", "MED", "LOW"]
 """Impact on variance; a failed CRIT or HIGH criterion fails its component."""
@@ -30,6 +33,17 @@ Coverage = Literal["covered", "partial", "none"]
 
 DETERMINISTIC_CHECK_METHODS: tuple[str, ...] = ("deterministic-script", "typebox-schema", "gate")
 """Check methods that run without a model; every other method runs under the pinned judge."""
+
+JUDGE_CHECK_METHODS: tuple[str, ...] = ("trace-cross-ref", "trajectory-diff", "llm-judge")
+"""Check methods that run under the pinned judge only."""
+
+
+class CheckConfig(CamelContract):
+    """The code check a deterministic or hybrid criterion runs: a primitive of ``evalkit.checks`` and its
+    parameters (which observation and field to read, what to compare it with)."""
+
+    primitive: str = Field(min_length=1)
+    params: dict[str, Any] = Field(default_factory=dict)
 
 
 class MatrixCriterion(CamelContract):
@@ -42,6 +56,8 @@ class MatrixCriterion(CamelContract):
     severity: Severity
     existing_coverage: Coverage
     evidence_source: str | None = None
+    criterion_id: str | None = Field(default=None, min_length=1)
+    check: CheckConfig | None = None
 
 
 class MatrixComponent(CamelContract):

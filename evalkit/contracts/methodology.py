@@ -25,6 +25,10 @@ class MethodologyItem(CamelContract):
     how: str
     family: MethodologyFamily
     advisory: bool | None = Field(default=None, strict=True)
+    finding: str | None = None
+    """What a review of runs found for this item (advisory; absent in a rubric not yet applied)."""
+    evidence: list[str] | None = None
+    """What the finding rests on: counts evalkit computed from the traces, or the judge's reading."""
 
 
 class MethodologyReview(CamelContract):

@@ -1,0 +1,119 @@
+"""From eval matrix to scorecard: code checks, the router, the gate, repeats, the behavior tree, the review.
+
+- Code checks: seven primitives (:data:`PRIMITIVES`), configured per criterion in the matrix
+  (``check: {primitive, params}``), each returning a ``CriterionVerdict`` whose refs ``resolve_ref`` resolves.
+- Router: ``checkMethod`` -> deterministic | llm-judge | hybrid; a hybrid code fail is final; no fallback.
+- Scorecard: the CRIT/HIGH gate per component, Wilson pass rates, corrected rates for validated judges,
+  a 60-column terminal card.
+- Repeats: pass rate and variance per case and criterion; stable at max variance <= threshold (0).
+- Behavior tree: expected vs observed decisions where the tree maps them, fork frequencies (MR-1).
+- Methodology review: MR-1..9 advisory findings with the evidence evalkit computes.
+"""
+
+from evalkit.checks.base import Check, CheckError
+from evalkit.checks.card import WIDTH, render_card
+from evalkit.checks.primitives import (
+    FORMATS,
+    PRIMITIVES,
+    FormatValidity,
+    Presence,
+    RecoveryAfterFailure,
+    RefIntegrity,
+    SchemaConformance,
+    StringEquality,
+    ToolOutputFailure,
+    build_check,
+)
+from evalkit.checks.reading import TRACE_ROOT
+from evalkit.checks.review import ITEMS, review_runs
+from evalkit.checks.router import (
+    METHOD_TRACKS,
+    Judge,
+    Outcome,
+    RoutedCriterion,
+    RoutingError,
+    criterion_id_of,
+    decide,
+    evaluate,
+    judge_from_verdicts,
+    route,
+)
+from evalkit.checks.run import score_traces, write_scorecard
+from evalkit.checks.scorecard import (
+    GATING_SEVERITIES,
+    SKIP_WARN_RATE,
+    JudgeValidation,
+    Tally,
+    build_scorecard,
+    gate,
+    tally_outcomes,
+    worst,
+)
+from evalkit.checks.tree import (
+    RARE_SHARE,
+    DecisionCheck,
+    ForkCount,
+    check_node,
+    compare_tree,
+    decision_summary,
+)
+from evalkit.checks.variance import (
+    DEFAULT_MAX_VARIANCE,
+    CaseSpread,
+    RepeatStability,
+    case_of_metadata,
+    outcome_results,
+    repeat_stability,
+)
+
+__all__ = [
+    "DEFAULT_MAX_VARIANCE",
+    "FORMATS",
+    "GATING_SEVERITIES",
+    "ITEMS",
+    "METHOD_TRACKS",
+    "PRIMITIVES",
+    "RARE_SHARE",
+    "SKIP_WARN_RATE",
+    "TRACE_ROOT",
+    "WIDTH",
+    "CaseSpread",
+    "Check",
+    "CheckError",
+    "DecisionCheck",
+    "ForkCount",
+    "FormatValidity",
+    "Judge",
+    "JudgeValidation",
+    "Outcome",
+    "Presence",
+    "RecoveryAfterFailure",
+    "RefIntegrity",
+    "RepeatStability",
+    "RoutedCriterion",
+    "RoutingError",
+    "SchemaConformance",
+    "StringEquality",
+    "Tally",
+    "ToolOutputFailure",
+    "build_check",
+    "build_scorecard",
+    "case_of_metadata",
+    "check_node",
+    "compare_tree",
+    "criterion_id_of",
+    "decide",
+    "decision_summary",
+    "evaluate",
+    "gate",
+    "judge_from_verdicts",
+    "outcome_results",
+    "render_card",
+    "repeat_stability",
+    "review_runs",
+    "route",
+    "score_traces",
+    "tally_outcomes",
+    "worst",
+    "write_scorecard",
+]

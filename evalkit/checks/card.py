@@ -1,0 +1,62 @@
+"""The scorecard as a terminal card, at most 60 columns wide, plain ASCII (safe in any terminal and log)."""
+
+from __future__ import annotations
+
+from evalkit.contracts.scorecard import CriterionScore, RateInterval, Scorecard
+
+WIDTH = 60
+"""Card width in columns, borders included."""
+
+_INNER = WIDTH - 4
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _row(text: str = "") -> str:
+    return f"| {_fit(text, _INNER):<{_INNER}} |"
+
+
+def _split(left: str, right: str) -> str:
+    left = _fit(left, _INNER - len(right) - 1)
+    return _row(f"{left:<{_INNER - len(right)}}{right}")
+
+
+def _rate(r: RateInterval | None) -> str:
+    if r is None:
+        return "  --            "
+    return f"{r.rate:5.3f} {r.lo:.2f}-{r.hi:.2f}"
+
+
+def _flags(c: CriterionScore) -> str:
+    n = c.counts
+    parts = [f"{tag}{v}" for tag, v in (("F", n.failed), ("U", n.uncertain), ("E", n.errored), ("M", n.missing),
+                                         ("S", n.skipped)) if v]
+    return " ".join(parts)
+
+
+def render_card(card: Scorecard) -> str:
+    """The scorecard as lines of at most :data:`WIDTH` columns: run verdict, then each component with its
+    criteria (severity, id, pass rate and Wilson interval, outcome flags, the corrected rate below when
+    there is one), then the warnings. Flags: F failed, U uncertain, E errored, M missing, S skipped."""
+    rule = "+" + "-" * (WIDTH - 2) + "+"
+    lines = [rule, _split(f"SCORECARD {card.subject}", card.verdict.upper()),
+             _row(f"matrix {card.matrix_version}, {card.trace_count} traces, {card.generated_at}"), rule]
+    for comp in card.components:
+        lines.append(_split(f"{comp.component_id} {comp.component_name}", comp.verdict.upper()))
+        for c in comp.criteria:
+            head = f" {c.severity:<4} {_fit(c.criterion_id, 19):<19} {_rate(c.pass_rate)}"
+            lines.append(_row(f"{head} {_flags(c)}".rstrip()))
+            if c.corrected is not None:
+                lines.append(_row(f"      corrected (judge validated) {_rate(c.corrected)}"))
+        for reason in comp.reasons:
+            lines.append(_row(f"  ! {reason}"))
+    lines.append(rule)
+    for warning in card.warnings:
+        lines.append(_row(f"warn: {warning}"))
+    if card.warnings:
+        lines.append(rule)
+    lines.append(_row("rate = pass/(pass+fail), Wilson CI; counts F U E M S"))
+    lines.append(rule)
+    return "\n".join(lines)

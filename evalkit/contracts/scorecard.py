@@ -1,0 +1,83 @@
+"""A scorecard: the run's gate verdict from the eval matrix, per component and per criterion.
+
+A component fails when a CRIT or HIGH criterion failed on any trace; it is incomplete when none failed
+but a CRIT or HIGH criterion was uncertain, errored or missing somewhere; otherwise it passes. Skipped
+criteria never fail a component; a skip rate of at least 0.5 is a warning. The run verdict is the worst
+component verdict (fail > incomplete > pass).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from evalkit.contracts.base import CamelContract
+from evalkit.contracts.matrix import CheckMethod, Severity
+
+RunVerdict = Literal["pass", "incomplete", "fail"]
+"""The gate verdict of a component or a run, worst first: fail > incomplete > pass."""
+
+TrackName = Literal["deterministic", "llm-judge", "hybrid"]
+"""Where a criterion was decided."""
+
+Count = Field(ge=0, strict=True)
+
+
+class RateInterval(CamelContract):
+    """A rate with its confidence interval."""
+
+    rate: float = Field(ge=0, le=1)
+    lo: float = Field(ge=0, le=1)
+    hi: float = Field(ge=0, le=1)
+    level: float = Field(gt=0, lt=1)
+    method: str
+
+
+class OutcomeCounts(CamelContract):
+    """How a criterion came out over the traces."""
+
+    passed: int = Count
+    failed: int = Count
+    uncertain: int = Count
+    errored: int = Count
+    missing: int = Count
+    skipped: int = Count
+
+
+class CriterionScore(CamelContract):
+    """One criterion's outcomes, pass rate and (where its judge is validated) corrected rate."""
+
+    criterion_id: str
+    severity: Severity
+    check_method: CheckMethod
+    track: TrackName
+    counts: OutcomeCounts
+    pass_rate: RateInterval | None = None
+    corrected: RateInterval | None = None
+    corrected_note: str | None = None
+    skip_rate: float = Field(ge=0, le=1)
+    gating: bool = Field(strict=True)
+    failing_traces: list[str] = Field(default_factory=list)
+
+
+class ComponentScore(CamelContract):
+    """One component's verdict and why."""
+
+    component_id: str
+    component_name: str
+    verdict: RunVerdict
+    reasons: list[str]
+    criteria: list[CriterionScore]
+
+
+class Scorecard(CamelContract):
+    """The gate verdict of one run over a set of traces."""
+
+    subject: str
+    matrix_version: str
+    generated_at: str
+    trace_count: int = Count
+    verdict: RunVerdict
+    components: list[ComponentScore]
+    warnings: list[str] = Field(default_factory=list)
