@@ -1,4 +1,4 @@
-"""The ``evalkit`` command: a thin layer over library calls."""
+"""The `evalkit` parser: every command group registered in one place, and the one error boundary."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks")
     p.add_argument("--at", metavar="TIMESTAMP",
                    help="the run's timestamp, recorded as given (default: none is recorded)")
-    p.add_argument("--notebooks", metavar="DIR", help="notebook folder (default: the checkout's notebooks/)")
+    p.add_argument("--notebooks", metavar="DIR", help="notebook folder (default: the ones shipped with evalkit)")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("report", help="(re)write RUN_DIR/index.html from a run folder",
