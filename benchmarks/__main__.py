@@ -1,6 +1,6 @@
 """``python -m benchmarks``: run every benchmark at its default scale."""
 
-from benchmarks import bench_calibration, bench_flow, bench_ingest
+from benchmarks import bench_calibration, bench_checks, bench_flow, bench_ingest, bench_judge
 
 if __name__ == "__main__":
     print("== ingest ==")
@@ -9,3 +9,7 @@ if __name__ == "__main__":
     bench_calibration.main([])
     print("== flow ==")
     bench_flow.main([])
+    print("== judge ==")
+    bench_judge.main([])
+    print("== checks ==")
+    bench_checks.main([])

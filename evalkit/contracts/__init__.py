@@ -7,13 +7,24 @@ Agent-eval shapes are camelCase on disk, skill-eval shapes snake_case (see :mod:
 from evalkit.contracts.annotation import Annotation, FailureMode, NoteRule, ReviewExport, Taxonomy
 from evalkit.contracts.base import CamelContract, OpenCamelContract, SnakeContract
 from evalkit.contracts.behavior_tree import BehaviorEdge, BehaviorNode, BehaviorTree
-from evalkit.contracts.dataset import Case, Dataset, Dimension
+from evalkit.contracts.dataset import AgentRun, Case, Dataset, Dimension
 from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest, FailingCaseRef, LoopBudget
 from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow, FlowEdge, FlowGraph, FlowNode, UnthreadedOutput
+from evalkit.contracts.judge import (
+    FewShotExample,
+    InputSelection,
+    JudgeOutput,
+    JudgePin,
+    JudgeSpec,
+    ObservationSelection,
+    Term,
+)
+from evalkit.contracts.judge_run import JudgeRunRecord
 from evalkit.contracts.labels import ConfidenceInterval, HumanLabel, LedgerEntry, ValidationResult
-from evalkit.contracts.matrix import EvalMatrix, MatrixComponent, MatrixCriterion
+from evalkit.contracts.matrix import CheckConfig, EvalMatrix, MatrixComponent, MatrixCriterion
 from evalkit.contracts.methodology import MethodologyItem, MethodologyReview
 from evalkit.contracts.registry import CONTRACTS, kind_from_filename, kinds_matching
+from evalkit.contracts.scorecard import ComponentScore, CriterionScore, OutcomeCounts, RateInterval, Scorecard
 from evalkit.contracts.skilleval import (
     SkillEvalAnswers,
     SkillEvalCase,
@@ -37,6 +48,7 @@ from evalkit.contracts.verdict import Assumption, BlockedBy, CriterionVerdict, R
 
 __all__ = [
     "CONTRACTS",
+    "AgentRun",
     "Annotation",
     "Assumption",
     "BehaviorEdge",
@@ -57,12 +69,18 @@ __all__ = [
     "ExpectedFlow",
     "FailingCaseRef",
     "FailureMode",
+    "FewShotExample",
     "FlowEdge",
     "FlowGraph",
     "FlowNode",
     "HumanLabel",
     "InputDigest",
+    "InputSelection",
+    "JudgeOutput",
+    "JudgePin",
+    "JudgeRunRecord",
     "JudgeSettings",
+    "JudgeSpec",
     "LedgerEntry",
     "LoopBudget",
     "MatrixComponent",
@@ -74,6 +92,7 @@ __all__ = [
     "NotebookRun",
     "NotebookSummary",
     "Observation",
+    "ObservationSelection",
     "OpenCamelContract",
     "Ref",
     "ReviewExport",
@@ -88,9 +107,16 @@ __all__ = [
     "Subject",
     "Table",
     "Taxonomy",
+    "Term",
     "Trace",
     "UnthreadedOutput",
     "ValidationResult",
     "kind_from_filename",
     "kinds_matching",
+    "CheckConfig",
+    "ComponentScore",
+    "CriterionScore",
+    "OutcomeCounts",
+    "RateInterval",
+    "Scorecard",
 ]

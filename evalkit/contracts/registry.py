@@ -9,12 +9,15 @@ from pydantic import BaseModel
 
 from evalkit.contracts.annotation import Annotation, ReviewExport, Taxonomy
 from evalkit.contracts.behavior_tree import BehaviorTree
-from evalkit.contracts.dataset import Dataset
+from evalkit.contracts.dataset import AgentRun, Dataset
 from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest
 from evalkit.contracts.flow import ExpectedFlow, FlowGraph
+from evalkit.contracts.judge import JudgeOutput, JudgeSpec
+from evalkit.contracts.judge_run import JudgeRunRecord
 from evalkit.contracts.labels import HumanLabel, LedgerEntry, ValidationResult
 from evalkit.contracts.matrix import EvalMatrix
 from evalkit.contracts.methodology import MethodologyReview
+from evalkit.contracts.scorecard import Scorecard
 from evalkit.contracts.skilleval import (
     SkillEvalAnswers,
     SkillEvalCase,
@@ -35,6 +38,8 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "flow-graph": FlowGraph,
     "expected-flow": ExpectedFlow,
     "methodology-review": MethodologyReview,
+    "scorecard": Scorecard,
+    "agent-run": AgentRun,
     "edd-change-request": EddChangeRequest,
     "change-request-response": ChangeRequestResponse,
     "criterion-verdict": CriterionVerdict,
@@ -53,6 +58,9 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "skill-eval-report": SkillEvalReport,
     "subject": Subject,
     "notebook-summary": NotebookSummary,
+    "judge-spec": JudgeSpec,
+    "judge-output": JudgeOutput,
+    "judge-run-record": JudgeRunRecord,
 }
 """Kind name (kebab-case, as in ``<kind>.schema.json``) to contract class."""
 
@@ -67,6 +75,8 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
     "flow-graph": frozenset({"traceId", "nodes", "edges", "unthreadedOutputs"}),
     "expected-flow": frozenset({"dispatchToolNames", "edges", "expectedUiSlots"}),
     "methodology-review": frozenset({"subject", "items", "generatedAt"}),
+    "scorecard": frozenset({"matrixVersion", "traceCount", "verdict", "components"}),
+    "agent-run": frozenset({"caseId", "repeat", "status"}),
     "edd-change-request": frozenset({"requestId", "swing"}),
     "change-request-response": frozenset({"requestId", "status", "note"}),
     "criterion-verdict": frozenset({"criterionId", "traceId", "result"}),
@@ -83,8 +93,17 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
     "skill-eval-stage": frozenset({"worksheet", "seal"}),
     "skill-eval-answers": frozenset({"human_review", "cases"}),
     "skill-eval-report": frozenset({"session_id", "outcome", "deterministic_checks", "cases", "human_review"}),
-    "subject": frozenset({"name", "traces", "judge", "notebooks"}),
+    "subject": frozenset({"name", "traces", "notebooks"}),
     "notebook-summary": frozenset({"notebook", "title", "subject", "conclusion"}),
+    "judge-spec": frozenset({"id", "criterion", "pass", "fail"}),
+    "judge-output": frozenset({"critique", "refs", "assumptions", "result", "confidence", "blockedBy"}),
+    "judge-run-record": frozenset({"criterionId", "traceId", "repeat", "promptDigest", "attempts", "cached",
+                                   "result"}),
+}
+
+# Keys whose presence rules a kind out: a judge's reply is a verdict's fields without its ids.
+_EXCLUDED_BY: Mapping[str, frozenset[str]] = {
+    "judge-output": frozenset({"criterionId", "traceId"}),
 }
 
 # File names Taskrail fixes (case.json, fixture/seed.json, facts.json) identify their kind too.
@@ -123,6 +142,7 @@ def kinds_matching(record: Any) -> list[str]:
     if not isinstance(record, dict):
         return []
     keys = set(record)
-    hits = [k for k, sig in _SIGNATURES.items() if k not in LIST_ROOTED and sig <= keys]
+    hits = [k for k, sig in _SIGNATURES.items()
+            if k not in LIST_ROOTED and sig <= keys and not _EXCLUDED_BY.get(k, frozenset()) & keys]
     # A kind whose signature is contained in another hit's signature is the less specific reading.
     return [k for k in hits if not any(_SIGNATURES[k] < _SIGNATURES[o] for o in hits)]

@@ -84,6 +84,8 @@ class Subject(SnakeContract):
     taxonomy: RelPath | None = None
     judge_runs: list[RelPath] = Field(default_factory=list)
     """Verdicts of earlier judge-prompt iterations, oldest first; ``verdicts`` is the current prompt's."""
+    judges: list[RelPath] = Field(default_factory=list)
+    """Judge spec files (kind ``judge-spec``, YAML): the LLM judges this subject's criteria run under."""
     judge: JudgeSettings | None = None
     """Only notebooks that run or calibrate a judge need it."""
     agent: AgentCommand | None = None
@@ -127,5 +129,6 @@ class Subject(SnakeContract):
                   "annotations", "taxonomy")
         paths = {f: getattr(self, f) for f in fields if getattr(self, f) is not None}
         paths.update({f"judge_runs[{i}]": run for i, run in enumerate(self.judge_runs)})
+        paths.update({f"judges[{i}]": spec for i, spec in enumerate(self.judges)})
         paths.update(self.path_parameters(("_file",)))
         return paths

@@ -1,0 +1,181 @@
+"""Judge runner: calls against a loopback server, cache replay speed, and memory that does not grow.
+
+Speed: 1,000 prompts through the real ``openai`` SDK against the fake server of ``tests/judge/servers.py``
+(its own process, 127.0.0.1, 50 ms per answer) at concurrency 64. The ideal wall time is
+N x latency / concurrency = 0.78 s; the ratio measured / ideal is printed (target: 1.1 or less). The
+run writes its journal and outputs as a real run does.
+
+Cache replay: 100,000 prompts whose replies are all in the cache, from the stream of prompts to the
+sorted verdicts file and runs sidecar (target: 50,000 verdicts/s). Prompts are generated lazily with a
+precomputed digest, so prompt building (``build_prompt``) is not part of the figure. The machine is
+shared: verdicts per CPU-second are printed beside verdicts per wall-second, with the load average.
+
+Memory: the cache replay run in a fresh process at 10,000 and 100,000 prompts; the peak of Python's
+heap (tracemalloc) and the process's peak RSS are printed for each (target: independent of the number
+of prompts).
+
+Run: ``python -m benchmarks.bench_judge [--items 1000] [--replay 100000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+
+from evalkit.contracts.judge import JudgePin
+from evalkit.io.canonical import compact_sorted_json
+from evalkit.judge.cache import CachedReply, JudgeCache, key_maker
+from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA
+from evalkit.judge.prompt import JudgePrompt, prompt_digest
+from evalkit.judge.providers import ScriptedProvider, make_provider
+from evalkit.judge.runner import run_judge
+
+ROOT = Path(__file__).resolve().parents[1]
+LATENCY = 0.05
+CONCURRENCY = 64
+_REPLY = {"critique": "The reply cites the refund policy snippet it relies on.", "refs": [], "assumptions": [],
+          "result": "pass", "confidence": 0.9, "blockedBy": None}
+
+
+def _server() -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "tests.judge.servers", "--latency", str(LATENCY)], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    port = proc.stdout.readline().strip()  # type: ignore[union-attr]
+    return proc, f"http://127.0.0.1:{port}/v1"
+
+
+def _prompts(n: int) -> Iterator[JudgePrompt]:
+    for i in range(n):
+        messages = ({"role": "system", "content": "You judge whether the reply is grounded in policy."},
+                    {"role": "user", "content": f"Judge this trace. item=t{i:07d}"})
+        yield JudgePrompt("grounded-policy", f"t{i:07d}", messages, JUDGE_OUTPUT_SCHEMA,
+                          prompt_digest(messages, JUDGE_OUTPUT_SCHEMA), None, None)
+
+
+def _replay_prompts(n: int) -> Iterator[JudgePrompt]:
+    messages = ({"role": "user", "content": "Judge this trace."},)
+    for i in range(n):
+        yield JudgePrompt("grounded-policy", f"t{i:07d}", messages, JUDGE_OUTPUT_SCHEMA, f"sha256:{i:064x}",
+                          None, None)
+
+
+def speed(items: int) -> dict[str, float]:
+    """Wall time of ``items`` calls at 50 ms latency and concurrency 64, and its ratio to the ideal."""
+    os.environ.setdefault("OPENAI_API_KEY", "sk-loopback")
+    proc, url = _server()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            provider = make_provider(JudgePin(provider="openai", model="gpt-4o-mini"), base_url=url)
+            run_judge(_prompts(CONCURRENCY), provider, out=Path(tmp) / "warm.jsonl", concurrency=CONCURRENCY,
+                      progress=False)  # connections and imports, as a long run has them
+            provider = make_provider(JudgePin(provider="openai", model="gpt-4o-mini"), base_url=url)
+            prompts = list(_prompts(items))  # built beforehand: this measures judging, not prompt building
+            start, cpu = time.perf_counter(), time.process_time()
+            summary = run_judge(prompts, provider, out=Path(tmp) / "v.jsonl", concurrency=CONCURRENCY,
+                                progress=False)
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    finally:
+        proc.kill()
+        proc.wait()
+    assert summary.verdicts == items and summary.errors == 0, summary.describe()
+    ideal = items * LATENCY / CONCURRENCY
+    return {"wall": wall, "ideal": ideal, "ratio": wall / ideal, "cpu_ms_per_call": cpu / items * 1000}
+
+
+class _SlowScripted(ScriptedProvider):
+    """The scripted judge answering after the same 50 ms: the runner's own overhead, without HTTP or SDK."""
+
+    async def complete(self, messages, schema):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(LATENCY)
+        return await super().complete(messages, schema)
+
+
+def runner_overhead(items: int) -> dict[str, float]:
+    """Like :func:`speed`, with a provider that sleeps 50 ms instead of making an HTTP call."""
+    reply = compact_sorted_json(_REPLY)
+    prompts = list(_prompts(items))
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        summary = run_judge(prompts, _SlowScripted(lambda m, s, i: reply), out=Path(tmp) / "v.jsonl",
+                            concurrency=CONCURRENCY, progress=False)
+        wall = time.perf_counter() - start
+    assert summary.verdicts == items, summary.describe()
+    ideal = items * LATENCY / CONCURRENCY
+    return {"wall": wall, "ideal": ideal, "ratio": wall / ideal}
+
+
+def _fill(cache: JudgeCache, n: int) -> None:
+    key = key_maker("fake", "scripted", 0.0)
+    reply = CachedReply(compact_sorted_json(_REPLY), 812, 95, 0.000179, "json_schema")
+    for i in range(n):
+        cache.put(key(f"sha256:{i:064x}", 0), reply)
+        if i % 10_000 == 0:
+            cache.commit()
+    cache.commit()
+
+
+def replay(n: int, folder: Path, *, trace: bool = False) -> dict[str, float]:
+    """Verdicts per second replaying ``n`` cached replies; with ``trace``, the Python heap's peak too."""
+    cache = JudgeCache(folder / "cache.sqlite")
+    _fill(cache, n)
+    if trace:
+        tracemalloc.start()
+    start, cpu = time.perf_counter(), time.process_time()
+    summary = run_judge(_replay_prompts(n), ScriptedProvider([]), out=folder / "v.jsonl", cache=cache,
+                        progress=False)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    peak = tracemalloc.get_traced_memory()[1] if trace else 0
+    assert summary.cache_hits == n and summary.calls == 0, summary.describe()
+    return {"wall": wall, "per_s": n / wall, "per_cpu_s": n / cpu, "heap_peak_mb": peak / 2**20,
+            "rss_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def memory(sizes: tuple[int, ...]) -> dict[int, str]:
+    """Each size's replay in a fresh process: ``heap peak MB, RSS peak MB``."""
+    out = {}
+    for n in sizes:
+        done = subprocess.run([sys.executable, "-m", "benchmarks.bench_judge", "--memory-child", str(n)], cwd=ROOT,
+                              capture_output=True, text=True, check=True)
+        out[n] = done.stdout.strip().splitlines()[-1]
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=1000)
+    parser.add_argument("--replay", type=int, default=100_000)
+    parser.add_argument("--memory-child", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.memory_child:
+        with tempfile.TemporaryDirectory() as tmp:
+            r = replay(args.memory_child, Path(tmp), trace=True)
+        print(f"heap peak {r['heap_peak_mb']:.1f} MB, RSS peak {r['rss_peak_mb']:.0f} MB")
+        return
+    s = speed(args.items)
+    print(f"judge calls (openai SDK, loopback HTTP): {args.items} items, {LATENCY * 1000:.0f} ms latency, "
+          f"concurrency {CONCURRENCY}: {s['wall']:.3f}s vs ideal {s['ideal']:.3f}s -> ratio {s['ratio']:.3f} "
+          f"(target <= 1.1); client CPU {s['cpu_ms_per_call']:.2f} ms per call")
+    o = runner_overhead(args.items)
+    print(f"judge calls (runner only, scripted 50 ms judge): {o['wall']:.3f}s vs ideal {o['ideal']:.3f}s "
+          f"-> ratio {o['ratio']:.3f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        r = replay(args.replay, Path(tmp))
+    load = os.getloadavg()[0]
+    print(f"cache replay: {args.replay} verdicts in {r['wall']:.2f}s = {r['per_s']:,.0f} verdicts/s "
+          f"({r['per_cpu_s']:,.0f} per CPU-second; load average {load:.1f} on {os.cpu_count()} CPUs) "
+          f"(target >= 50,000)")
+    for n, line in memory((args.replay // 10, args.replay)).items():
+        print(f"memory, cache replay of {n} prompts: {line}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,148 @@
+"""An LLM judge for one criterion: its spec (what it judges, on what, with which examples) and its reply.
+
+A judge spec is written by the eval designer (YAML, one document per criterion). The judge's reply
+(``judge-output``) is the structured output the prompt asks for: the critique first, then the refs and
+assumptions it rests on, then the verdict. ``uncertain`` is the abstain state and says what blocked it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, PrivateAttr, field_validator, model_validator
+
+from evalkit.contracts.base import CamelContract
+from evalkit.contracts.trace import ObservationType
+from evalkit.contracts.verdict import Assumption, BlockedBy, Ref, VerdictResult
+
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+CriterionId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", max_length=128)]
+
+TraceField = Literal["name", "input", "output", "metadata"]
+"""Trace-level fields a judge may be shown."""
+
+ObservationField = Literal["input", "output", "metadata", "model", "level", "statusMessage", "usage",
+                           "startTime", "endTime"]
+"""Observation fields a judge may be shown (id, type, name and parent are always shown: refs cite them)."""
+
+TRACE_FIELDS: tuple[str, ...] = TraceField.__args__  # type: ignore[attr-defined]
+OBSERVATION_FIELDS: tuple[str, ...] = ObservationField.__args__  # type: ignore[attr-defined]
+
+
+class JudgePin(CamelContract):
+    """The model a judge runs on, pinned: provider, model id, temperature 0 (so reruns are comparable)."""
+
+    provider: NonEmptyStr
+    model: NonEmptyStr
+    temperature: float = Field(default=0, ge=0, le=0, description="pinned to 0 for reproducible verdicts")
+    base_url: NonEmptyStr | None = None
+
+
+class Term(CamelContract):
+    """A term the criterion presupposes, which must be bound in the trace before the judge is asked.
+
+    The term is bound when one of its spellings occurs (whitespace-normalised, case-insensitive) in what
+    the judge is shown, or, with ``obs``, in the observations with that id or name.
+    """
+
+    text: NonEmptyStr
+    any_of: list[NonEmptyStr] | None = Field(default=None, min_length=1)
+    """Spellings that bind the term; ``[text]`` when not given."""
+    obs: NonEmptyStr | None = None
+
+    def spellings(self) -> list[str]:
+        """The strings whose presence binds this term."""
+        return list(self.any_of) if self.any_of else [self.text]
+
+
+def _term_from_text(value: Any) -> Any:
+    # A term is usually just its text; the object form is for spellings and scope.
+    return {"text": value} if isinstance(value, str) else value
+
+
+class FewShotExample(CamelContract):
+    """A labelled trace shown to the judge with the critique a careful reviewer wrote for it."""
+
+    trace: NonEmptyStr
+    """The example trace's id; its content is rendered from the traces, its split checked in the labels."""
+    label: Literal["pass", "fail"]
+    critique: NonEmptyStr
+    refs: list[Ref] | None = None
+
+
+class ObservationSelection(CamelContract):
+    """Which observations the judge sees; a criterion left out means every observation qualifies."""
+
+    types: list[ObservationType] | None = Field(default=None, min_length=1)
+    names: list[NonEmptyStr] | None = Field(default=None, min_length=1)
+    ids: list[NonEmptyStr] | None = Field(default=None, min_length=1)
+
+
+class InputSelection(CamelContract):
+    """What of each trace the judge is shown; by default the whole trace, rendered compactly."""
+
+    trace: list[TraceField] = Field(default_factory=lambda: list(TRACE_FIELDS))
+    observations: ObservationSelection = Field(default_factory=ObservationSelection)
+    fields: list[ObservationField] = Field(default_factory=lambda: list(OBSERVATION_FIELDS))
+
+    @field_validator("trace", "fields")
+    @classmethod
+    def _each_once(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("each field may be listed once")
+        return value
+
+
+class JudgeSpec(CamelContract):
+    """One binary LLM judge for one criterion (one failure mode)."""
+
+    id: CriterionId
+    """The criterion id the verdicts carry."""
+    criterion: NonEmptyStr
+    """What the judge evaluates: the task and the one criterion."""
+    pass_definition: NonEmptyStr = Field(alias="pass")
+    fail_definition: NonEmptyStr = Field(alias="fail")
+    terms: list[Annotated[Term, BeforeValidator(_term_from_text, json_schema_input_type=Term | NonEmptyStr)]] = \
+        Field(default_factory=list)
+    """Plain text, or an object with spellings and scope."""
+    examples: list[FewShotExample] = Field(default_factory=list)
+    input: InputSelection = Field(default_factory=InputSelection)
+    judge: JudgePin | None = None
+
+    _source: tuple[str | None, int | None] = PrivateAttr(default=(None, None))
+    """The file and line the spec was read from, for located errors."""
+
+    @model_validator(mode="after")
+    def _examples_once(self) -> JudgeSpec:
+        seen: set[str] = set()
+        for i, example in enumerate(self.examples):
+            if example.trace in seen:
+                raise ValueError(f"examples[{i}].trace: trace {example.trace!r} is already an example")
+            seen.add(example.trace)
+        return self
+
+    @property
+    def source(self) -> tuple[str | None, int | None]:
+        """``(file, line)`` the spec was read from, when known."""
+        return self._source
+
+
+class JudgeOutput(CamelContract):
+    """The judge's structured reply: critique first, then refs, assumptions, the verdict and its blocker.
+
+    Every field is required (``blockedBy`` may be null) so that providers' strict structured-output
+    modes can enforce the shape.
+    """
+
+    critique: NonEmptyStr
+    refs: list[Ref]
+    assumptions: list[Assumption]
+    result: VerdictResult
+    confidence: float = Field(ge=0, le=1)
+    blocked_by: BlockedBy | None
+
+    @model_validator(mode="after")
+    def _uncertain_needs_blocked_by(self) -> JudgeOutput:
+        if self.result == "uncertain" and self.blocked_by is None:
+            raise ValueError("blockedBy: required when result is 'uncertain'")
+        return self

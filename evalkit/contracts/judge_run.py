@@ -1,0 +1,37 @@
+"""One judge call's record, kept beside the verdicts: which model judged, what it cost, how it went.
+
+The verdicts file holds only ``criterion-verdict`` records (what calibration reads); this sidecar
+(``<verdicts>.runs.jsonl``) holds one ``judge-run-record`` per (criterion, trace, repeat), including
+the items that ended in an error and so have no verdict.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from evalkit.contracts.base import CamelContract
+from evalkit.contracts.verdict import VerdictResult
+
+
+class JudgeRunRecord(CamelContract):
+    """How one (criterion, trace, repeat) was judged."""
+
+    criterion_id: str
+    trace_id: str
+    repeat: int = Field(ge=0)
+    provider: str
+    model: str
+    temperature: float
+    prompt_digest: str
+    result: VerdictResult | None
+    """This repeat's result; null for an error row."""
+    input_tokens: int | None
+    output_tokens: int | None
+    attempts: int = Field(ge=0)
+    """Calls made for this item in this run (0: from the cache, the journal, or decided without a call)."""
+    cached: bool
+    cost_usd: float | None
+    """What producing the reply cost; null when unknown (no price for the model), never a guessed 0."""
+    structured_output: str | None
+    """How the reply's shape was asked for: json_schema, json_object, prompt (inline schema), tool, ..."""
+    error: str | None = None

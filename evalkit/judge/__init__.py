@@ -1,0 +1,76 @@
+"""LLM judges: specs, the four-component prompt, the structured reply, and grounded verification.
+
+A spec (:func:`read_judge_specs`) becomes one prompt per trace (:func:`build_prompt`); a reply is parsed
+(:func:`parse_judge_output`) into a verdict (:func:`to_verdict`) that :func:`verify_verdict` can only
+downgrade. Providers, the runner, its cache and journal add their names below.
+"""
+
+from evalkit.judge.cache import JudgeCache
+from evalkit.judge.calls import RetryPolicy
+from evalkit.judge.cost import PriceTable
+from evalkit.judge.grounding import (
+    GroundingProblem,
+    RefResolution,
+    TermBinding,
+    bind_terms,
+    lint_verdicts,
+    resolve_ref,
+    verifier,
+    verify_verdict,
+)
+from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA, parse_judge_output, to_verdict
+from evalkit.judge.prompt import (
+    COMPONENTS,
+    JudgePrompt,
+    build_prompt,
+    build_prompts,
+    check_examples,
+    prompt_digest,
+)
+from evalkit.judge.providers import (
+    CassetteRecorder,
+    MissingCredential,
+    Provider,
+    ProviderError,
+    ReplayProvider,
+    ScriptedProvider,
+    make_provider,
+)
+from evalkit.judge.render import render_trace
+from evalkit.judge.runner import JudgeRunSummary, run_judge, run_prompts
+from evalkit.judge.spec import read_judge_specs
+
+__all__ = [
+    "CassetteRecorder",
+    "JudgeCache",
+    "JudgeRunSummary",
+    "MissingCredential",
+    "PriceTable",
+    "Provider",
+    "ProviderError",
+    "ReplayProvider",
+    "RetryPolicy",
+    "ScriptedProvider",
+    "make_provider",
+    "run_judge",
+    "run_prompts",
+    "COMPONENTS",
+    "JUDGE_OUTPUT_SCHEMA",
+    "GroundingProblem",
+    "JudgePrompt",
+    "RefResolution",
+    "TermBinding",
+    "bind_terms",
+    "build_prompt",
+    "build_prompts",
+    "check_examples",
+    "lint_verdicts",
+    "parse_judge_output",
+    "prompt_digest",
+    "read_judge_specs",
+    "render_trace",
+    "resolve_ref",
+    "to_verdict",
+    "verifier",
+    "verify_verdict",
+]

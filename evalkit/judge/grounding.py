@@ -1,0 +1,299 @@
+"""Grounded adjudication: refs re-resolve against the trace, terms are bound before judging, and
+verification after judging can only downgrade a verdict to ``uncertain``, never flip it.
+
+A ref ``{obs, path, value}`` names a place and the exact text cited there. ``obs`` is the trace id (the
+path is read from the trace root) or an observation id or name (read from that observation). The path
+has dot segments and ``[n]`` list indexes; a string holding JSON is read into when the path goes on. The
+ref resolves when the cited value, whitespace-normalised and lower-cased, is contained in the value at
+the path, serialized and normalised the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from evalkit.contracts.judge import JudgeSpec, Term
+from evalkit.contracts.trace import Trace
+from evalkit.contracts.verdict import BlockedBy, CriterionVerdict, Ref
+from evalkit.io.canonical import compact_sorted_json
+from evalkit.judge.render import trace_view
+
+if TYPE_CHECKING:
+    from evalkit.judge.prompt import JudgePrompt
+
+VERIFY_MARK = "[verify downgrade]"
+"""Starts the note verification adds to a downgraded verdict's critique."""
+
+_SEGMENT = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+_MISSING = object()
+
+
+def normalize(text: str) -> str:
+    """Whitespace collapsed to single spaces, trimmed, lower-cased: how cited and cited-in text compare."""
+    return " ".join(text.split()).lower()
+
+
+@dataclass(frozen=True)
+class RefResolution:
+    """Whether a ref resolves and, when it does not, why not."""
+
+    ref: Ref
+    resolved: bool
+    reason: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.resolved
+
+
+def parse_path(path: str) -> list[str | int]:
+    """``a.b[2].c`` as ``["a", "b", 2, "c"]``; an empty path (or ``.``) is the root.
+
+    Raises:
+        ValueError: the path is not dot segments and ``[n]`` indexes.
+    """
+    if path in ("", "."):
+        return []
+    steps: list[str | int] = []
+    at = 0
+    while at < len(path):
+        if path[at] == "." and steps:
+            at += 1
+        match = _SEGMENT.match(path, at)
+        if not match:
+            raise ValueError(f"path {path!r} is not dot segments and [n] indexes (at character {at})")
+        steps.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
+        at = match.end()
+    return steps
+
+
+def _step(value: Any, step: str | int) -> Any:
+    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
+        try:  # tool outputs are often JSON text; a path may go on into it
+            value = json.loads(value)
+        except ValueError:
+            return _MISSING
+    if isinstance(step, int):
+        return value[step] if isinstance(value, list) and step < len(value) else _MISSING
+    return value.get(step, _MISSING) if isinstance(value, dict) else _MISSING
+
+
+def _texts(value: Any) -> list[str]:
+    """The serializations a cited value may be found in: the JSON text and every string inside."""
+    if isinstance(value, str):
+        return [value]
+    out = [compact_sorted_json(value)]
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            out.append(item)
+    return out
+
+
+def contains(value: Any, cited: str) -> bool:
+    """Whether ``cited`` (normalised) is contained in ``value`` (serialized and normalised)."""
+    needle = normalize(cited)
+    return any(needle in normalize(text) for text in _texts(value))
+
+
+def _roots(trace: Trace, obs: str) -> tuple[list[Any], str]:
+    """The values a ref's ``obs`` names, and how it was matched."""
+    if obs == trace.id:
+        return [trace.to_json_obj()], "trace"
+    on_disk = trace.to_json_obj()["observations"]
+    by_id = [raw for o, raw in zip(trace.observations, on_disk, strict=True) if o.id == obs]
+    if by_id:
+        return by_id, "observation id"
+    return [raw for o, raw in zip(trace.observations, on_disk, strict=True) if o.name == obs], "observation name"
+
+
+def resolve_ref(trace: Trace, ref: Ref) -> RefResolution:
+    """Re-resolve a ref against a trace.
+
+    Args:
+        trace: the trace the verdict is about.
+        ref: ``obs`` (trace id, observation id or observation name), ``path``, cited ``value``.
+
+    Returns:
+        A resolution that is true when the cited value is found at the path; otherwise its ``reason``
+        says which step failed (unknown obs, path not present, value not there, empty value).
+    """
+    if not normalize(ref.value):
+        return RefResolution(ref, False, "the cited value is empty")
+    try:
+        steps = parse_path(ref.path)
+    except ValueError as exc:
+        return RefResolution(ref, False, str(exc))
+    roots, matched = _roots(trace, ref.obs)
+    if not roots:
+        return RefResolution(ref, False, f"no trace or observation {ref.obs!r} in trace {trace.id}")
+    found_path = False
+    for root in roots:
+        value = root
+        for step in steps:
+            value = _step(value, step)
+            if value is _MISSING:
+                break
+        if value is _MISSING:
+            continue
+        found_path = True
+        if contains(value, ref.value):
+            return RefResolution(ref, True)
+    where = f"{ref.obs} ({matched})"
+    if not found_path:
+        return RefResolution(ref, False, f"path {ref.path!r} is not present in {where}")
+    return RefResolution(ref, False, f"value {ref.value!r} is not at {ref.path!r} in {where}")
+
+
+@dataclass(frozen=True)
+class TermBinding:
+    """A spec term and where the trace binds it (a ref that resolves), or None when it is unbound."""
+
+    term: Term
+    ref: Ref | None
+
+    @property
+    def bound(self) -> bool:
+        return self.ref is not None
+
+
+def bind_terms(spec: JudgeSpec, trace: Trace) -> list[TermBinding]:
+    """Bind each of the spec's terms in what the judge is shown of the trace, before any judging.
+
+    A term is bound at the first shown field (in view order) whose value contains one of its spellings;
+    with ``obs``, only the observations of that id or name count.
+    """
+    parts = trace_view(trace, spec.input)
+    bindings = []
+    for term in spec.terms:
+        ref = None
+        for part in parts:
+            if term.obs is not None and term.obs not in (part.obs, part.name):
+                continue
+            for field, value in part.fields:
+                spelling = next((s for s in term.spellings() if contains(value, s)), None)
+                if spelling is not None:
+                    ref = Ref(obs=part.obs, path=field, value=spelling)
+                    break
+            if ref is not None:
+                break
+        bindings.append(TermBinding(term, ref))
+    return bindings
+
+
+def unbound_verdict(spec: JudgeSpec, trace: Trace, bindings: list[TermBinding]) -> CriterionVerdict | None:
+    """The abstain verdict when a term is unbound (no judge call is made), else None."""
+    unbound = [b.term.text for b in bindings if not b.bound]
+    if not unbound:
+        return None
+    names = ", ".join(repr(t) for t in unbound)
+    return CriterionVerdict(
+        criterion_id=spec.id, trace_id=trace.id, result="uncertain", confidence=0.0,
+        critique=f"Not judged: the criterion presupposes {names}, which this trace never establishes "
+                 f"in what the judge is shown. An unbound term is not a fault of the trace.",
+        refs=[b.ref for b in bindings if b.ref is not None],
+        blocked_by=BlockedBy(kind="factual-intent", text=f"unbound term: {names}"),
+    )
+
+
+def verify_verdict(trace: Trace, verdict: CriterionVerdict) -> CriterionVerdict:
+    """Re-resolve a verdict's refs after judging; downgrade-only.
+
+    ``uncertain`` is returned unchanged. A ``pass`` or ``fail`` with no refs, or with any ref that does
+    not resolve, becomes ``uncertain`` (confidence 0, ``blockedBy`` factual-intent) with a
+    ``[verify downgrade]`` note in the critique; everything else is kept. Pass never becomes fail
+    nor fail pass.
+    """
+    if verdict.result == "uncertain":
+        return verdict
+    refs = verdict.refs or []
+    if not refs:
+        why = "no ref grounds it (an observed verdict needs at least one ref that resolves)"
+    else:
+        dead = [(i, r) for i, r in enumerate(resolve_ref(trace, ref) for ref in refs) if not r]
+        if not dead:
+            return verdict
+        why = "; ".join(f"refs[{i}] does not resolve: {r.reason}" for i, r in dead)
+    note = f"{VERIFY_MARK} was {verdict.result}: {why}."
+    fields = verdict.model_dump(exclude_unset=True)
+    fields.update(result="uncertain", confidence=0.0,
+                  critique=f"{verdict.critique}\n{note}" if verdict.critique else note,
+                  blocked_by=BlockedBy(kind="factual-intent", text=why))
+    return CriterionVerdict(**fields)
+
+
+def verifier(traces_by_id: Mapping[str, Trace]) -> Callable[[JudgePrompt, CriterionVerdict], CriterionVerdict]:
+    """The runner's ``verify`` hook: :func:`verify_verdict` against the prompt's trace."""
+    def verify(prompt: JudgePrompt, verdict: CriterionVerdict) -> CriterionVerdict:
+        return verify_verdict(traces_by_id[prompt.trace_id], verdict)
+    return verify
+
+
+@dataclass(frozen=True)
+class GroundingProblem:
+    """One grounding defect in a list of verdicts, located by record index and field."""
+
+    index: int
+    criterion_id: str | None
+    trace_id: str | None
+    field: str
+    message: str
+
+    def render(self) -> str:
+        return f"verdicts[{self.index}] ({self.criterion_id} on {self.trace_id}): {self.field}: {self.message}"
+
+
+def _as_record(verdict: CriterionVerdict | Mapping[str, Any]) -> dict[str, Any]:
+    return verdict.to_json_obj() if isinstance(verdict, CriterionVerdict) else dict(verdict)
+
+
+def lint_verdicts(verdicts: Iterable[CriterionVerdict | Mapping[str, Any]],
+                  traces: Mapping[str, Trace] | Iterable[Trace]) -> list[GroundingProblem]:
+    """Grounding defects: an abstain with no ``blockedBy``, a decided verdict with no ref, a dead ref.
+
+    Args:
+        verdicts: verdict models, or raw records (camelCase, as on disk) from tools that skip validation.
+        traces: the traces, by id or as a list.
+
+    Returns:
+        Every problem found, in record order; empty when the verdicts are grounded.
+    """
+    by_id = dict(traces) if isinstance(traces, Mapping) else {t.id: t for t in traces}
+    problems: list[GroundingProblem] = []
+    for index, verdict in enumerate(verdicts):
+        record = _as_record(verdict)
+        criterion, trace_id, result = record.get("criterionId"), record.get("traceId"), record.get("result")
+
+        def problem(field: str, message: str, *, _i: int = index, _c: Any = criterion, _t: Any = trace_id) -> None:
+            problems.append(GroundingProblem(_i, _c, _t, field, message))
+
+        if result == "uncertain" and not record.get("blockedBy"):
+            problem("blockedBy", "an uncertain verdict must say what blocked it (an unrouted abstain)")
+        raw_refs = record.get("refs") or []
+        if result in ("pass", "fail") and not raw_refs:
+            problem("refs", f"a {result} verdict has no ref; an observed verdict needs at least one")
+        trace = by_id.get(trace_id) if isinstance(trace_id, str) else None
+        if trace is None:
+            if raw_refs:
+                problem("traceId", f"trace {trace_id!r} is not among the traces; its refs cannot be checked")
+            continue
+        for j, raw in enumerate(raw_refs):
+            try:
+                ref = raw if isinstance(raw, Ref) else Ref.model_validate(raw)
+            except ValidationError:
+                problem(f"refs[{j}]", "not a ref: needs string obs, path and value")
+                continue
+            resolution = resolve_ref(trace, ref)
+            if not resolution:
+                problem(f"refs[{j}]", f"does not resolve: {resolution.reason}")
+    return problems

@@ -1,0 +1,89 @@
+"""Judge providers: one protocol, four implementations, chosen by a spec's pin (or the CLI's flags).
+
+``openai`` (the official SDK; ``base_url`` makes it serve vLLM, Ollama, llama.cpp server, LiteLLM and
+any OpenAI-compatible endpoint), ``anthropic`` (the official SDK), ``replay`` (a recorded cassette) and
+the scripted fake for tests. Keys come from the usual environment variables, checked here, before any
+work starts.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from evalkit.judge.providers.base import (
+    CallError,
+    FatalError,
+    MissingCredential,
+    Provider,
+    ProviderError,
+    ProviderReply,
+    TransientError,
+)
+from evalkit.judge.providers.fake import ScriptedProvider
+from evalkit.judge.providers.replay import CassetteRecorder, ReplayProvider
+
+PROVIDERS = ("openai", "anthropic", "replay")
+KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+"""The environment variable each provider's SDK reads its key from."""
+
+
+def require_key(provider: str) -> str:
+    """The provider's key from its environment variable.
+
+    Raises:
+        MissingCredential: the variable is unset or empty; the message is one line naming it.
+    """
+    variable = KEY_VARIABLES[provider]
+    key = os.environ.get(variable, "").strip()
+    if not key:
+        hint = " (a local server that needs no key accepts any value)" if provider == "openai" else ""
+        raise MissingCredential(f"{variable} is not set: the {provider} judge needs it{hint}")
+    return key
+
+
+def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path | None = None,
+                  timeout: float = 60.0, record: str | Path | None = None) -> Provider:
+    """The provider a pin names, with its credential checked now.
+
+    Args:
+        pin: a :class:`~evalkit.contracts.judge.JudgePin` (``provider``, ``model``, ``temperature``,
+            ``base_url``).
+        base_url: overrides the pin's ``base_url`` (an OpenAI- or Anthropic-compatible server).
+        cassette: the cassette a ``replay`` pin replays.
+        timeout: seconds per call.
+        record: a cassette to append every live reply to.
+
+    Raises:
+        MissingCredential: the key's environment variable is unset.
+        InputError: an unknown provider, a non-zero temperature, or a replay pin without a cassette.
+    """
+    from evalkit.io.errors import InputError
+
+    name, model = pin.provider, pin.model
+    temperature = float(getattr(pin, "temperature", 0) or 0)
+    if temperature != 0:
+        raise InputError(f"temperature is pinned to 0 for reproducible verdicts, not {temperature}")
+    url = base_url or getattr(pin, "base_url", None)
+    provider: Provider
+    if name == "openai":
+        from evalkit.judge.providers.openai import OpenAIProvider
+
+        provider = OpenAIProvider(model, api_key=require_key(name), base_url=url, timeout=timeout)
+    elif name == "anthropic":
+        from evalkit.judge.providers.anthropic import AnthropicProvider
+
+        provider = AnthropicProvider(model, api_key=require_key(name), base_url=url, timeout=timeout)
+    elif name == "replay":
+        if cassette is None:
+            raise InputError("the replay judge needs a cassette (--cassette FILE)")
+        provider = ReplayProvider(cassette, model=model if model not in ("", "*") else None)
+    else:
+        raise InputError(f"unknown judge provider {name!r}: expected one of {', '.join(PROVIDERS)}")
+    return CassetteRecorder(provider, record) if record is not None else provider
+
+
+__all__ = ["KEY_VARIABLES", "PROVIDERS", "CallError", "CassetteRecorder", "FatalError", "MissingCredential",
+           "Provider", "ProviderError", "ProviderReply", "ReplayProvider", "ScriptedProvider", "TransientError",
+           "make_provider", "require_key"]

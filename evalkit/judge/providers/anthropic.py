@@ -1,0 +1,104 @@
+"""The ``anthropic`` provider: the official SDK's Messages API, the reply's shape enforced by tool use.
+
+The schema is the input schema of one tool the model is required to call (``tool_choice``); the tool
+call's input is the structured reply. A reply with no tool call falls back to its text, which the runner
+validates like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalkit.io.canonical import compact_sorted_json
+from evalkit.judge.providers.base import (
+    SCHEMA_NAME,
+    ProviderReply,
+    TransientError,
+    classify_status,
+    retry_after_seconds,
+)
+
+DEFAULT_MAX_TOKENS = 4096
+"""Messages API requires a cap; a verdict with its critique and refs fits well within it."""
+
+
+class AnthropicProvider:
+    """Messages through the official ``anthropic`` SDK, SDK retries off (the runner retries).
+
+    Args:
+        model: the model id (``claude-sonnet-4-5``).
+        api_key: the key (read from ``ANTHROPIC_API_KEY`` by :func:`make_provider`).
+        base_url: another Messages-compatible server; None for Anthropic.
+        temperature: pinned to 0.
+        timeout: seconds per call before it counts as a timeout.
+        max_tokens: the reply's token cap.
+    """
+
+    name = "anthropic"
+
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float = 0.0,
+                 timeout: float = 60.0, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
+        import anthropic
+
+        self._anthropic = anthropic
+        self.model = model
+        self.temperature = temperature
+        self.base_url = base_url
+        self.max_tokens = max_tokens
+        self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0,
+                                                timeout=timeout)
+
+    async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ProviderReply:
+        """One call with the schema as a required tool; the tool input is returned as JSON text."""
+        anthropic = self._anthropic
+        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+        turns = [{"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"]
+        kwargs: dict[str, Any] = {
+            "model": self.model, "max_tokens": self.max_tokens, "messages": turns,
+            # This SDK release has no temperature argument; the Messages API takes it in the body.
+            "extra_body": {"temperature": self.temperature},
+            "tools": [{"name": SCHEMA_NAME, "description": "Record the verdict.", "input_schema": schema}],
+            "tool_choice": {"type": "tool", "name": SCHEMA_NAME},
+        }
+        if system:
+            kwargs["system"] = system
+        try:
+            response = await self._client.messages.create(**kwargs)
+        except anthropic.APITimeoutError as exc:
+            raise TransientError(f"timed out: {exc}", kind="timeout") from None
+        except anthropic.APIConnectionError as exc:
+            raise TransientError(f"connection failed: {exc}", kind="connection") from None
+        except anthropic.APIStatusError as exc:
+            raise classify_status(exc.status_code, _message(exc),
+                                  retry_after_seconds(exc.response.headers)) from None
+        except (anthropic.APIResponseValidationError, ValueError) as exc:
+            raise TransientError(f"unreadable response body: {exc}", kind="server") from None
+        return _reply(response)
+
+    async def aclose(self) -> None:
+        """Close the SDK's HTTP client."""
+        await self._client.close()
+
+
+def _message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(getattr(exc, "message", exc))
+
+
+def _reply(response: Any) -> ProviderReply:
+    blocks = getattr(response, "content", None) or []
+    tool = next((b for b in blocks if getattr(b, "type", None) == "tool_use"), None)
+    if tool is not None:
+        text = compact_sorted_json(tool.input) if isinstance(tool.input, dict | list) else str(tool.input)
+        mode = "tool"
+    else:
+        text = "".join(getattr(b, "text", "") for b in blocks if getattr(b, "type", None) == "text")
+        mode = "prompt"
+    usage = getattr(response, "usage", None)
+    return ProviderReply(text=text, mode=mode,  # type: ignore[arg-type]
+                         input_tokens=getattr(usage, "input_tokens", None) if usage else None,
+                         output_tokens=getattr(usage, "output_tokens", None) if usage else None)

@@ -1,0 +1,128 @@
+"""What a judge is shown of a trace: the selected parts, rendered compactly and deterministically.
+
+Each part is one place a ref can cite: the trace itself (``obs`` = the trace id) or one observation
+(``obs`` = its id), with the fields the spec selects. Values are written as compact canonical JSON. A
+large value already shown earlier in the same trace (agents re-send the whole conversation to every
+model call) is written once; later copies become ``«same as OBS PATH»``, a place the judge can cite.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evalkit.contracts.judge import InputSelection
+from evalkit.contracts.trace import Observation, Trace
+from evalkit.io.canonical import compact_json, compact_sorted_json, orjson_text
+
+REPEAT_MIN_CHARS = 80
+"""A value at least this long (as compact JSON) is written once per trace; shorter repeats cost less
+than the marker that would replace them."""
+
+
+@dataclass(frozen=True)
+class ViewPart:
+    """One citable place the judge sees: ``obs`` and its selected fields, in order."""
+
+    obs: str
+    name: str | None
+    heading: str
+    fields: tuple[tuple[str, Any], ...]
+
+
+def _selected(obs: Observation, selection: InputSelection) -> bool:
+    chosen = selection.observations
+    return ((chosen.types is None or obs.type in chosen.types)
+            and (chosen.names is None or obs.name in chosen.names)
+            and (chosen.ids is None or obs.id in chosen.ids))
+
+
+def trace_view(trace: Trace, selection: InputSelection) -> list[ViewPart]:
+    """The parts of ``trace`` the selection shows, trace first, then observations as recorded.
+
+    A field is shown when the source set it (an explicit ``null`` is shown, an absent field is not).
+    """
+    on_disk = trace.to_json_obj()
+    parts = []
+    trace_fields = tuple((f, on_disk[f]) for f in selection.trace if f in on_disk)
+    if trace_fields:
+        heading = f"Trace {trace.id}" + (f" (name: {trace.name})" if trace.name and "name" in selection.trace else "")
+        parts.append(ViewPart(trace.id, trace.name, heading, tuple((f, v) for f, v in trace_fields if f != "name")))
+    for obs, raw in zip(trace.observations, on_disk["observations"], strict=True):
+        if not _selected(obs, selection):
+            continue
+        details = [obs.type]
+        if obs.name is not None:
+            details.append(f"name: {obs.name}")
+        if obs.parent_id is not None:
+            details.append(f"parent: {obs.parent_id}")
+        fields = tuple((f, raw[f]) for f in selection.fields if f in raw)
+        parts.append(ViewPart(obs.id, obs.name, f"Observation {obs.id} ({', '.join(details)})", fields))
+    return parts
+
+
+def _repeat_key(value: Any) -> bytes | str | None:
+    """A value's identity for spotting repeats (None when too short to be worth a marker)."""
+    if isinstance(value, str):
+        return value if len(value) >= REPEAT_MIN_CHARS else None
+    if not isinstance(value, dict | list):
+        return None
+    text = orjson_text(value)  # sorted keys; only an identity here, never shown
+    if text is None:
+        text = compact_json(value).encode()
+    return text if len(text) >= REPEAT_MIN_CHARS else None
+
+
+def _without_repeats(value: Any, where: str, seen: dict[bytes | str, str]) -> Any:
+    key = _repeat_key(value)
+    if key is not None:
+        if key in seen:
+            return f"«same as {seen[key]}»"
+        seen[key] = where
+    if isinstance(value, dict):
+        return {k: _without_repeats(v, f"{where}.{k}", seen) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_repeats(v, f"{where}[{i}]", seen) for i, v in enumerate(value)]
+    return value
+
+
+def render_view(parts: list[ViewPart]) -> str:
+    """The parts as text: a heading per part, then ``field: <compact JSON>`` per field."""
+    seen: dict[bytes | str, str] = {}
+    lines: list[str] = []
+    for part in parts:
+        lines.append(part.heading)
+        for field, value in part.fields:
+            shown = _without_repeats(value, f"{part.obs} {field}", seen)
+            lines.append(f"  {field}: {compact_sorted_json(shown)}")
+    return "\n".join(lines)
+
+
+def render_trace(trace: Trace, selection: InputSelection) -> str:
+    """What the judge is shown of ``trace`` under ``selection``, as deterministic text."""
+    return render_view(trace_view(trace, selection))
+
+
+def fields_named(parts: list[ViewPart], name: str) -> list[str]:
+    """Where a mapping key equal to ``name`` (ignoring case, ``-`` as ``_``) occurs in the view.
+
+    Returns:
+        ``OBS PATH`` of each occurrence, in view order.
+    """
+    wanted = name.lower().replace("-", "_")
+    hits: list[str] = []
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, dict):
+            for key, sub in value.items():
+                if str(key).lower().replace("-", "_") == wanted:
+                    hits.append(f"{where}.{key}")
+                walk(sub, f"{where}.{key}")
+        elif isinstance(value, list):
+            for i, sub in enumerate(value):
+                walk(sub, f"{where}[{i}]")
+
+    for part in parts:
+        for field, value in part.fields:
+            walk(value, f"{part.obs} {field}")
+    return hits

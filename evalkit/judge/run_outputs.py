@@ -1,0 +1,264 @@
+"""Where a judge run keeps its finished items, how it writes them out, sorted, at the end, and its summary.
+
+Finished items go into a temporary on-disk SQLite table as they complete (in any order), so a run of
+any size holds only a bounded page cache in memory; at the end they are read back sorted by
+(criterion, trace, repeat) and streamed into the output files, each written atomically. The same
+inputs therefore give byte-identical files whatever order the calls finished in.
+
+Repeats (``--repeats N``). Every repeat's record goes to the runs sidecar; the verdicts file gets one
+canonical verdict per (criterion, trace), chosen by this rule: the majority of pass/fail among the
+repeats that decided (uncertain and error repeats abstain); the verdict written is the first repeat
+(lowest number) with the majority result, as the judge wrote it. A tie between pass and fail is
+``uncertain``, blocked by the normative premise "repeats disagree: P pass, F fail of N". When every
+repeat abstained the first uncertain repeat's verdict is written; when every repeat failed, none.
+``<out>.repeats.jsonl`` gives each item's pass rate among deciding repeats and its spread (the standard
+deviation of the pass/fail outcome across them: 0 when they agree, 0.5 at an even split).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from evalkit.io.atomic import atomic_writer
+from evalkit.io.canonical import SMALL_FLOAT_MARKERS, canonical_line
+from evalkit.io.errors import InputError
+
+_TABLES = """
+CREATE TABLE done (c TEXT, t TEXT, r INTEGER, result TEXT, verdict TEXT, run TEXT NOT NULL,
+                   PRIMARY KEY (c, t, r)) WITHOUT ROWID;
+CREATE TABLE resumable (c TEXT, t TEXT, r INTEGER, digest TEXT, result TEXT, verdict TEXT, run TEXT,
+                        PRIMARY KEY (c, t, r)) WITHOUT ROWID;
+"""
+
+
+@dataclass
+class RepeatStats:
+    """Across all items: how many had repeats that disagreed, and the mean spread."""
+
+    items: int = 0
+    disagreeing: int = 0
+    spread_sum: float = 0.0
+
+    @property
+    def mean_spread(self) -> float | None:
+        return self.spread_sum / self.items if self.items else None
+
+
+class FinishedItems:
+    """The run's finished (criterion, trace, repeat) items, on disk until written out."""
+
+    def __init__(self) -> None:
+        self._db = sqlite3.connect("", isolation_level=None)  # "": a private temporary file
+        self._db.execute("PRAGMA cache_size=-16384")  # 16 MiB of pages, whatever the run's size
+        self._db.executescript(_TABLES)
+        self._db.execute("BEGIN")
+        self._rows: list[tuple] = []
+
+    def add_resumable(self, c: str, t: str, r: int, digest: str, result: str | None, verdict: str | None,
+                      run: str) -> None:
+        """A record from an earlier, interrupted run's journal (the last one per item wins)."""
+        self._db.execute("INSERT OR REPLACE INTO resumable VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (c, t, r, digest, result, verdict, run))
+
+    def take_resumable(self, c: str, t: str, r: int, digest: str) -> bool:
+        """Move an item judged by an earlier run into this run when its prompt is unchanged."""
+        row = self._db.execute("SELECT result, verdict, run FROM resumable WHERE c=? AND t=? AND r=? "
+                               "AND digest=?", (c, t, r, digest)).fetchone()
+        if row is None:
+            return False
+        self.add(c, t, r, *row)
+        return True
+
+    def add(self, c: str, t: str, r: int, result: str | None, verdict: str | None, run: str) -> None:
+        """One finished item: its verdict line (None for an error row) and its run-record line."""
+        self._rows.append((c, t, r, result, verdict, run))
+        if len(self._rows) >= 2048:
+            self._flush()
+
+    def _flush(self) -> None:
+        rows, self._rows = self._rows, []
+        try:
+            self._db.executemany("INSERT INTO done VALUES (?, ?, ?, ?, ?, ?)", rows)
+        except sqlite3.IntegrityError:
+            for row in rows:
+                try:
+                    self._db.execute("INSERT INTO done VALUES (?, ?, ?, ?, ?, ?)", row)
+                except sqlite3.IntegrityError:
+                    raise InputError(f"criterion {row[0]!r} on trace {row[1]!r} was given twice: each "
+                                     "(criterion, trace) is judged once per repeat") from None
+
+    def _sorted(self) -> Iterator[tuple[str, str, int, str | None, str | None, str]]:
+        self._flush()
+        yield from self._db.execute("SELECT c, t, r, result, verdict, run FROM done ORDER BY c, t, r")
+
+    def write(self, verdicts: Path, runs: Path, repeats: int, repeat_stats: Path | None) -> tuple[int, RepeatStats]:
+        """Write the verdicts file, the runs sidecar and (with repeats) the per-item repeat statistics.
+
+        Returns:
+            The number of verdicts written, and the repeat statistics.
+        """
+        stats = RepeatStats()
+        written = 0
+        with atomic_writer(verdicts) as vf, atomic_writer(runs) as rf, \
+                (atomic_writer(repeat_stats) if repeat_stats else _Null()) as sf:
+            group: list[tuple] = []
+            for row in self._sorted():
+                rf.write(row[5])
+                if repeats == 1:
+                    if row[4] is not None:
+                        vf.write(row[4])
+                        written += 1
+                    continue
+                if group and (group[0][0], group[0][1]) != (row[0], row[1]):
+                    written += _write_group(group, vf, sf, stats)
+                    group = []
+                group.append(row)
+            if group:
+                written += _write_group(group, vf, sf, stats)
+        return written, stats
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class _Null:
+    def __enter__(self) -> _Null:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def write(self, text: str) -> None:
+        return None
+
+
+def canonical_of_repeats(rows: list[tuple]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """The canonical verdict of one item's repeats (module docstring's rule) and its statistics."""
+    c, t = rows[0][0], rows[0][1]
+    results = [row[3] for row in rows]
+    n_pass, n_fail = results.count("pass"), results.count("fail")
+    n_uncertain = results.count("uncertain")
+    decided = n_pass + n_fail
+    rate = n_pass / decided if decided else None
+    spread = math.sqrt(rate * (1 - rate)) if rate is not None else None
+    stats = {"criterionId": c, "traceId": t, "repeats": len(rows), "pass": n_pass, "fail": n_fail,
+             "uncertain": n_uncertain, "errors": len(rows) - n_pass - n_fail - n_uncertain,
+             "passRate": rate, "spread": spread}
+    verdict: dict[str, Any] | None
+    if n_pass != n_fail:
+        majority = "pass" if n_pass > n_fail else "fail"
+        verdict = orjson.loads(next(row[4] for row in rows if row[3] == majority))
+    elif decided:
+        verdict = {"criterionId": c, "traceId": t, "result": "uncertain", "confidence": 0.5,
+                   "critique": f"The {len(rows)} repeats of this judge disagree; see the runs sidecar.",
+                   "blockedBy": {"kind": "normative",
+                                 "text": f"repeats disagree: {n_pass} pass, {n_fail} fail of {len(rows)}"}}
+    elif n_uncertain:
+        verdict = orjson.loads(next(row[4] for row in rows if row[3] == "uncertain"))
+    else:
+        verdict = None
+    stats["canonical"] = verdict["result"] if verdict else None
+    return verdict, stats
+
+
+def _write_group(rows: list[tuple], vf: Any, sf: Any, stats: RepeatStats) -> int:
+    verdict, item = canonical_of_repeats(rows)
+    sf.write(canonical_line(item))
+    stats.items += 1
+    if item["pass"] and item["fail"]:
+        stats.disagreeing += 1
+    stats.spread_sum += item["spread"] or 0.0
+    if verdict is None:
+        return 0
+    vf.write(canonical_line(verdict))
+    return 1
+
+
+@dataclass
+class JudgeRunSummary:
+    """What a judge run did, for the CLI's closing line and for tests."""
+
+    verdicts_path: Path
+    runs_path: Path
+    journal_path: Path
+    items: int = 0
+    verdicts: int = 0
+    calls: int = 0
+    cache_hits: int = 0
+    resumed: int = 0
+    without_call: int = 0
+    errors: int = 0
+    not_run: int = 0
+    retries: dict[str, int] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    """Spent by this run's calls, where the price is known."""
+    unknown_cost_calls: int = 0
+    """Calls whose cost is unknown (no price for the model, or no token counts): not counted as 0."""
+    stopped: str | None = None
+    seconds: float = 0.0
+    repeat_stats: RepeatStats | None = None
+
+    @property
+    def retry_count(self) -> int:
+        return sum(self.retries.values())
+
+    def describe(self) -> str:
+        """One line: counts, tokens, cost (unknown said as such), and why the run stopped early."""
+        cost = f"${self.cost_usd:.4f}" + (f" + unknown for {self.unknown_cost_calls} calls"
+                                          if self.unknown_cost_calls else "")
+        line = (f"{self.items} items: {self.verdicts} verdicts, {self.calls} calls, {self.cache_hits} cached, "
+                f"{self.resumed} resumed, {self.without_call} decided without a call, {self.retry_count} "
+                f"retries, {self.errors} errors, {self.not_run} not run; tokens {self.input_tokens} in / "
+                f"{self.output_tokens} out; cost {cost}; {self.seconds:.2f}s")
+        return line + (f"; stopped: {self.stopped}" if self.stopped else "")
+
+
+def sidecar_paths(out: Path) -> tuple[Path, Path, Path]:
+    """``(runs, journal, repeats)`` beside the verdicts file ``out`` (``x.jsonl`` -> ``x.runs.jsonl``)."""
+    stem = out.name[:-len(".jsonl")] if out.name.endswith(".jsonl") else out.name
+    return (out.with_name(f"{stem}.runs.jsonl"), out.with_name(f"{stem}.journal.jsonl"),
+            out.with_name(f"{stem}.repeats.jsonl"))
+
+
+_SMALL_FLOAT = re.compile(rb"[0-9]e-|0\.0000")
+"""Matches wherever one of canonical's :data:`SMALL_FLOAT_MARKERS` occurs, in one scan."""
+assert all(_SMALL_FLOAT.search(m.encode()) for m in SMALL_FLOAT_MARKERS)
+
+
+def record_line(obj: dict[str, Any]) -> str:
+    """``canonical_line(obj)``, the same bytes, with one regex scan instead of canonical's general checks.
+
+    Only for records this module builds: their floats are validated finite (confidence, cost), so the
+    non-finite check is moot; a float orjson writes differently from ``json`` (below 1e-4) leaves one
+    of canonical's markers, and then canonical writes the line itself.
+    """
+    try:
+        raw = orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # orjson.JSONEncodeError: a lone surrogate in a critique, say
+        return canonical_line(obj)
+    if (b"e-" in raw or b"0.0000" in raw) and _SMALL_FLOAT.search(raw):  # substring tests first: faster
+        return canonical_line(obj)
+    return raw.decode() + "\n"
+
+
+def verdict_obj(output: dict[str, Any], criterion_id: str, trace_id: str) -> dict[str, Any]:
+    """The verdict record of a validated reply: exactly ``to_verdict(...).to_json_obj()``, without pydantic.
+
+    The cache replays thousands of verdicts a second through this; a test holds it equal to ``to_verdict``.
+    """
+    verdict = {"criterionId": criterion_id, "traceId": trace_id, "result": output["result"],
+               "confidence": float(output["confidence"]), "critique": output["critique"],
+               "refs": output["refs"], "assumptions": output["assumptions"]}
+    if output.get("blockedBy") is not None:
+        verdict["blockedBy"] = output["blockedBy"]
+    return verdict

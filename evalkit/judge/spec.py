@@ -1,0 +1,40 @@
+"""Reading judge specs: YAML (one document per criterion, or a list), validated strictly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalkit.contracts.judge import JudgeSpec
+from evalkit.io.documents import read_records
+from evalkit.io.errors import InputError
+from evalkit.validation import validate_value
+
+
+def read_judge_specs(path: str | Path) -> list[JudgeSpec]:
+    """Every judge spec in a YAML (or JSON) file, each remembering the file and line it came from.
+
+    Raises:
+        InputError: the file cannot be read, a spec does not fit the contract, or two specs share an id;
+            the error names the file, the line and the field.
+    """
+    file = str(path)
+    specs: list[JudgeSpec] = []
+    first_line: dict[str, int | None] = {}
+    for record in read_records(path):
+        many = isinstance(record.value, list)
+        for i, item in enumerate(record.value if many else [record.value]):
+            spec, problems = validate_value(JudgeSpec, item, file=file, line=record.line,
+                                            prefix=f"[{i}]" if many else "")
+            if problems:
+                raise problems[0]
+            assert spec is not None
+            if spec.id in first_line:
+                where = f" (line {first_line[spec.id]})" if first_line[spec.id] else ""
+                raise InputError(f"criterion {spec.id!r} already has a spec{where}", file=file,
+                                 line=record.line, path=f"[{i}].id" if many else "id")
+            first_line[spec.id] = record.line
+            spec._source = (file, record.line)
+            specs.append(spec)
+    if not specs:
+        raise InputError("no judge spec found", file=file)
+    return specs

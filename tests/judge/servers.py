@@ -1,0 +1,220 @@
+"""Loopback fake judge servers for tests and benchmarks: ``/v1/chat/completions`` and ``/v1/messages``.
+
+An asyncio HTTP/1.1 server (keep-alive, Content-Length bodies) bound to 127.0.0.1 only, run in a
+background thread (tests) or as its own process (``python -m tests.judge.servers --latency 0.05``,
+which prints its port: the benchmark, so the server does not share the client's interpreter).
+
+Each request's item is the ``item=ID`` marker in its first user message; the reply is a valid judge
+output whose result is the ``expect=pass|fail|uncertain`` marker (pass when absent). Faults are
+scripted per item, one per attempt, in order: ``429`` (with ``Retry-After``), ``500``, ``timeout``
+(answers after ``hang`` seconds), ``malformed`` (an HTTP body that is not JSON), ``bad-output`` (a
+reply that violates the schema), ``not-json`` (reply text that is not JSON), ``401``. With
+``llama_cpp=True`` the chat endpoint refuses ``response_format`` ``json_schema`` with HTTP 500 the way
+llama.cpp server does, and accepts ``{"type": "json_object", "schema": ...}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import re
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+_ITEM = re.compile(r"item=([\w.:-]+)")
+_EXPECT = re.compile(r"expect=(pass|fail|uncertain)")
+LLAMA_CPP_REFUSAL = 'response_format type must be one of "text" or "json_object", but got: json_schema'
+REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",
+           500: "Internal Server Error"}
+
+
+def judge_output(result: str, item: str) -> dict[str, Any]:
+    """A valid judge output for ``item`` with ``result``."""
+    return {"critique": f"Checked {item} against the criterion.", "refs": [], "assumptions": [],
+            "result": result, "confidence": 0.9,
+            "blockedBy": {"kind": "normative", "text": "criterion unclear"} if result == "uncertain" else None}
+
+
+@dataclass
+class JudgeServer:
+    """The fake server's script and what it saw.
+
+    Args:
+        latency: seconds before every answer.
+        faults: per item, the fault for each successive attempt (then normal answers).
+        retry_after: the ``Retry-After`` header sent with a 429, in seconds.
+        hang: how long a ``timeout`` fault waits before answering.
+        llama_cpp: refuse ``json_schema`` response formats like llama.cpp server.
+    """
+
+    latency: float = 0.0
+    faults: dict[str, list[str]] = field(default_factory=dict)
+    retry_after: str = "1"
+    hang: float = 5.0
+    llama_cpp: bool = False
+    requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    attempts: Counter = field(default_factory=Counter)
+    port: int = 0
+    record: bool = True
+
+    def _first_user(self, body: dict[str, Any]) -> str:
+        users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+        content = users[0]["content"] if users else ""
+        return content if isinstance(content, str) else json.dumps(content)
+
+    def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes, float]:
+        """``(status, headers, body, delay)`` for one request."""
+        if self.record:
+            self.requests.append((path, body))
+        text = self._first_user(body)
+        item = (_ITEM.search(text) or [None, "?"])[1]
+        expect = (_EXPECT.search(text) or [None, "pass"])[1]
+        attempt = self.attempts[item]
+        self.attempts[item] += 1
+        plan = self.faults.get(item, [])
+        fault = plan[attempt] if attempt < len(plan) else None
+        if fault == "429":
+            return 429, {"Retry-After": self.retry_after}, _error(429, "rate limited"), self.latency
+        if fault == "500":
+            return 500, {}, _error(500, "upstream overloaded"), self.latency
+        if fault == "401":
+            return 401, {}, _error(401, "invalid api key"), self.latency
+        if fault == "timeout":
+            return 200, {}, b"{}", self.hang
+        if fault == "malformed":
+            return 200, {}, b'{"id": "x", "choices": [', self.latency
+        if path.endswith("/chat/completions") and self.llama_cpp \
+                and (body.get("response_format") or {}).get("type") == "json_schema":
+            return 500, {}, _error(500, LLAMA_CPP_REFUSAL), self.latency
+        output: Any = judge_output(expect, item)
+        if fault == "bad-output":
+            output = {"critique": "", "result": "maybe"}
+        reply_text = "this is not json" if fault == "not-json" else json.dumps(output)
+        if path.endswith("/messages"):
+            return 200, {}, _anthropic(body, output, reply_text, fault), self.latency
+        return 200, {}, _openai(body, reply_text), self.latency
+
+    # -- serving -------------------------------------------------------------------------------
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                path = lines[0].split(" ")[1]
+                headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
+                raw = await reader.readexactly(int(headers.get("content-length", "0")))
+                status, extra, payload, delay = self.answer(path, json.loads(raw or b"{}"))
+                if delay:
+                    await asyncio.sleep(delay)
+                head_out = [f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}", "Content-Type: application/json",
+                            f"Content-Length: {len(payload)}", *(f"{k}: {v}" for k, v in extra.items())]
+                writer.write(("\r\n".join(head_out) + "\r\n\r\n").encode() + payload)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            writer.close()
+
+    async def serve(self, ready: threading.Event | None = None) -> None:
+        server = await asyncio.start_server(self._handle, "127.0.0.1", self.port, backlog=1024)
+        self.port = server.sockets[0].getsockname()[1]
+        self._server = server
+        if ready is not None:
+            ready.set()
+        async with server:
+            await server.serve_forever()
+
+    def start(self) -> JudgeServer:
+        """Serve in a daemon thread; returns once the port is bound."""
+        ready = threading.Event()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=lambda: self._run_loop(ready), daemon=True)
+        self._thread.start()
+        ready.wait(5)
+        return self
+
+    def _run_loop(self, ready: threading.Event) -> None:
+        asyncio.set_event_loop(self._loop)
+        with contextlib.suppress(asyncio.CancelledError):
+            self._loop.run_until_complete(self.serve(ready))
+
+    def stop(self) -> None:
+        """Stop serving and join the thread."""
+        def cancel() -> None:
+            for task in asyncio.all_tasks(self._loop):
+                task.cancel()
+        self._loop.call_soon_threadsafe(cancel)
+        self._thread.join(5)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def _error(status: int, message: str) -> bytes:
+    return json.dumps({"error": {"code": status, "message": message, "type": "server_error"}}).encode()
+
+
+def _tokens(body: dict[str, Any]) -> int:
+    return sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4 + 1
+
+
+def _openai(body: dict[str, Any], text: str) -> bytes:
+    prompt = _tokens(body)
+    return json.dumps({
+        "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model"),
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": 40, "total_tokens": prompt + 40},
+    }).encode()
+
+
+def _anthropic(body: dict[str, Any], output: Any, text: str, fault: str | None) -> bytes:
+    if fault == "not-json":
+        content = [{"type": "text", "text": text}]
+    else:
+        tool = (body.get("tools") or [{"name": "judge_output"}])[0]["name"]
+        content = [{"type": "tool_use", "id": "toolu_fake", "name": tool, "input": output}]
+    return json.dumps({
+        "id": "msg_fake", "type": "message", "role": "assistant", "model": body.get("model"), "content": content,
+        "stop_reason": "tool_use", "stop_sequence": None,
+        "usage": {"input_tokens": _tokens(body), "output_tokens": 40},
+    }).encode()
+
+
+def main() -> None:
+    """Serve until killed; prints the port on the first line of stdout."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    server = JudgeServer(latency=args.latency, port=args.port, record=False)
+
+    async def run() -> None:
+        ready = threading.Event()
+        task = asyncio.create_task(server.serve(ready))
+        while not ready.is_set():
+            await asyncio.sleep(0.01)
+        print(server.port, flush=True)
+        await task
+
+    asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()
+
+
+def judge_prompt(trace_id: str, expect: str = "pass", criterion: str = "grounded-policy",
+                 pre_verdict: Any = None) -> Any:
+    """A judge prompt the fake servers answer: ``item=TRACE expect=RESULT`` in its user message."""
+    from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA
+    from evalkit.judge.prompt import JudgePrompt, prompt_digest
+
+    messages = ({"role": "system", "content": "You judge one criterion of a support agent's trace."},
+                {"role": "user", "content": f"Judge this trace. item={trace_id} expect={expect}"})
+    return JudgePrompt(criterion_id=criterion, trace_id=trace_id, messages=messages, schema=JUDGE_OUTPUT_SCHEMA,
+                       digest=prompt_digest(messages, JUDGE_OUTPUT_SCHEMA), pre_verdict=pre_verdict, pin=None)
