@@ -20,7 +20,13 @@ from evalkit.contracts.judge import (
     Term,
 )
 from evalkit.contracts.judge_run import JudgeRunRecord
-from evalkit.contracts.labels import ConfidenceInterval, HumanLabel, LedgerEntry, ValidationResult
+from evalkit.contracts.labels import (
+    CalibrationBinding,
+    ConfidenceInterval,
+    HumanLabel,
+    LedgerEntry,
+    ValidationResult,
+)
 from evalkit.contracts.matrix import CheckConfig, EvalMatrix, MatrixComponent, MatrixCriterion
 from evalkit.contracts.methodology import MethodologyItem, MethodologyReview
 from evalkit.contracts.registry import CONTRACTS, kind_from_filename, kinds_matching
@@ -55,6 +61,7 @@ __all__ = [
     "BehaviorNode",
     "BehaviorTree",
     "BlockedBy",
+    "CalibrationBinding",
     "CamelContract",
     "Case",
     "ChangeRequestResponse",

@@ -47,6 +47,22 @@ class ConfidenceInterval(CamelContract):
         return self
 
 
+class CalibrationBinding(CamelContract):
+    """What a validation result holds for: the judge (prompt, model, temperature) and the label set.
+
+    A verdict file made under any other judge prompt, model or temperature, or a label set that
+    changed (records or labelling policy), is not covered by the validation (see docs/calibration.md).
+    """
+
+    prompt_digest: NonEmptyStr
+    judge_model: NonEmptyStr
+    temperature: float | None
+    label_set_digest: NonEmptyStr
+    policy_version: NonEmptyStr
+    digest: NonEmptyStr
+    """``sha256:`` of the canonical JSON of the five fields above (``evalkit.calibration.calibration_digest``)."""
+
+
 class ValidationResult(CamelContract):
     """A judge's agreement with human labels, and its pass rate corrected for that agreement.
 
@@ -64,6 +80,8 @@ class ValidationResult(CamelContract):
     correction_valid: bool = Field(strict=True)
     ci: ConfidenceInterval | None = None
     note: str | None = None
+    binding: CalibrationBinding | None = None
+    """The judge and label set this result was measured on; None for results made before bindings."""
 
 
 class LedgerEntry(CamelContract):

@@ -5,6 +5,20 @@ A spec (:func:`read_judge_specs`) becomes one prompt per trace (:func:`build_pro
 downgrade. Providers, the runner, its cache and journal add their names below.
 """
 
+from evalkit.judge.audit import (
+    LLMBAR_ORDERS,
+    MODEL_FAMILIES,
+    PairwiseJudgment,
+    PairwiseVerbosity,
+    SwapAudit,
+    VerbosityAudit,
+    model_family,
+    pairwise_verbosity,
+    read_llmbar_pairwise,
+    same_family_warning,
+    swap_audit,
+    verbosity_audit,
+)
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.calls import RetryPolicy
 from evalkit.judge.cost import PriceTable
@@ -37,10 +51,23 @@ from evalkit.judge.providers import (
     make_provider,
 )
 from evalkit.judge.render import render_trace
+from evalkit.judge.run_report import judge_run_table, runs_path_of
 from evalkit.judge.runner import JudgeRunSummary, run_judge, run_prompts
 from evalkit.judge.spec import read_judge_specs
 
 __all__ = [
+    "LLMBAR_ORDERS",
+    "MODEL_FAMILIES",
+    "PairwiseJudgment",
+    "PairwiseVerbosity",
+    "SwapAudit",
+    "VerbosityAudit",
+    "model_family",
+    "pairwise_verbosity",
+    "read_llmbar_pairwise",
+    "same_family_warning",
+    "swap_audit",
+    "verbosity_audit",
     "CassetteRecorder",
     "JudgeCache",
     "JudgeRunSummary",
@@ -54,6 +81,8 @@ __all__ = [
     "make_provider",
     "run_judge",
     "run_prompts",
+    "judge_run_table",
+    "runs_path_of",
     "COMPONENTS",
     "JUDGE_OUTPUT_SCHEMA",
     "GroundingProblem",
