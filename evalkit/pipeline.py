@@ -27,9 +27,26 @@ KERNEL_NAME = "python3"
 so notebooks see the same evalkit, in the same virtual environment, as the command."""
 
 
+NOTEBOOKS_PACKAGE_DIR = "notebooks"
+"""The notebooks ship inside the package (``evalkit/notebooks/``, package data), so an installed
+evalkit runs them from anywhere; the checkout's root ``notebooks`` is a link to the same folder, for
+``jupyter lab notebooks/``."""
+
+
 def default_notebooks_dir() -> Path:
-    """The ``notebooks/`` folder of the evalkit checkout this package runs from."""
-    return Path(__file__).resolve().parent.parent / "notebooks"
+    """The notebooks shipped with the installed evalkit package (read through ``importlib.resources``).
+
+    Raises:
+        InputError: evalkit is imported from somewhere that is not a folder (a zip file), where
+            papermill cannot open the notebooks; ``--notebooks`` names a folder then.
+    """
+    from importlib.resources import files
+
+    folder = files("evalkit") / NOTEBOOKS_PACKAGE_DIR
+    if not isinstance(folder, Path) or not folder.is_dir():
+        raise InputError(f"evalkit's notebooks are not a folder on disk ({folder}); "
+                         "name one with --notebooks")
+    return folder
 
 
 @dataclass(frozen=True)
@@ -112,9 +129,7 @@ def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object]) -
     """Execute one notebook into ``out_dir`` and render it; never raises for a failing cell."""
     import papermill
 
-    from evalkit.report.html import NOTEBOOK_HTML
-    from evalkit.report.notebooks import notebook_to_html
-    from evalkit.report.summary import SUMMARY_FILE
+    from evalkit.report import NOTEBOOK_HTML, SUMMARY_FILE, notebook_to_html
 
     name = notebook.stem
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -145,12 +160,12 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
         out_dir: the run folder (created when missing).
         only: run just these notebooks (names as in the subject file).
         at: the run's timestamp, injected (recorded as given; never read from the clock).
-        notebooks_dir: where the notebooks are (default: the checkout's ``notebooks/``).
+        notebooks_dir: where the notebooks are (default: the ones shipped with evalkit).
 
     Returns:
         The run manifest; notebooks that failed have ``status == "failed"``.
     """
-    from evalkit.report.html import MANIFEST_FILE, write_report
+    from evalkit.report import MANIFEST_FILE, write_report
 
     resolved = load_subject(subject_path)
     subject = resolved.subject

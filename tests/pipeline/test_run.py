@@ -5,8 +5,11 @@ from pathlib import Path
 from evalkit.cli import main
 from evalkit.contracts.summary import NotebookSummary, RunManifest
 from evalkit.pipeline import default_notebooks_dir, run_subject
+from evalkit.sample_subject.readme import NOTEBOOKS
 
 from .conftest import FIXTURES, RUN_AT
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_overview_notebook_writes_a_valid_summary(overview_run):
@@ -103,8 +106,24 @@ def test_report_command_rewrites_index(overview_run, tmp_path, capsys):
     assert "run.json is missing" in capsys.readouterr().err
 
 
+SHIPPED = {"00_overview", "01_error_analysis", "02_judge_calibration", "03_flow_graph", "04_scorecard", "05_edd"}
+"""The analysis notebooks evalkit ships; a new one is added here and to the sample subject."""
+
+
+def test_the_shipped_notebooks_are_the_ones_the_sample_runs():
+    names = {p.stem for p in default_notebooks_dir().glob("*.ipynb")}
+    assert names == SHIPPED
+    # the sample subject runs every shipped notebook but 05_edd, which reads a loop folder (evalkit edd run),
+    # and 04_scorecard (not in the sample subject yet)
+    assert set(NOTEBOOKS) == SHIPPED - {"04_scorecard", "05_edd"}
+    # `jupyter lab notebooks/` in a checkout opens the very files the package ships
+    assert (ROOT / "notebooks").resolve() == default_notebooks_dir().resolve()
+
+
 def test_notebooks_are_committed_without_outputs():
-    for path in Path(default_notebooks_dir()).glob("*.ipynb"):
+    paths = sorted(default_notebooks_dir().glob("*.ipynb"))
+    assert {p.stem for p in paths} == SHIPPED
+    for path in paths:
         nb = json.loads(path.read_text())
         tags = [c.get("metadata", {}).get("tags", []) for c in nb["cells"]]
         assert ["parameters"] in tags, f"{path.name} has no parameters cell"
