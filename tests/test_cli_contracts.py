@@ -631,7 +631,7 @@ def test_bad_input_with_kind_is_still_one_clear_line(capsys: pytest.CaptureFixtu
     f.write_text('{"traceId": "a", "traceId": "b", "label": "pass"}')
     code, out, err = run(capsys, "validate", "--kind", "human-label", f)
     assert code == 1
-    assert [line for line in lines_of(out, err) if line.startswith(str(f))] == [f"{f}: duplicate key 'traceId'"]
+    assert [line for line in lines_of(out, err) if line.startswith(str(f))] == [f"{f}:1: duplicate key 'traceId' (in the object at column 1)"]
 
 
 def test_empty_jsonl_has_no_records(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -1,16 +1,25 @@
 """Atomic file writes: write a temporary file beside the target, flush it to disk, then rename.
 
-A reader never sees a half-written file, and a crash leaves the previous version intact.
+A reader never sees a half-written file, and a crash leaves the previous version intact. The
+temporary file is named ``.TARGET.PID.RANDOM.tmp``: it is removed when the write fails or is
+interrupted (an exception, Ctrl-C, SIGTERM inside :func:`terminate_as_exit`), and a process killed
+outright (kill -9, power loss) leaves one behind that the next write of the same target removes,
+once the process that made it is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
+import signal
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
+
+from evalkit.io.errors import InputError
 
 
 def _default_mode(target: Path) -> int:
@@ -27,6 +36,59 @@ def _default_mode(target: Path) -> int:
         return 0o666 & ~umask
 
 
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # the process exists but belongs to someone else
+        return True
+    return True
+
+
+def remove_stale_temps(path: str | Path) -> list[Path]:
+    """Remove temporary files an interrupted write of ``path`` left behind; returns those removed.
+
+    A temporary file whose process still runs is another write in progress and is left alone; one
+    without a process id comes from an older evalkit and is removed.
+    """
+    target = Path(path)
+    prefix = f".{target.name}."
+    removed = []
+    for name in glob.glob(glob.escape(str(target.parent / prefix)) + "*.tmp"):
+        temp = Path(name)
+        pid = temp.name[len(prefix):].split(".", 1)[0]
+        if pid.isdigit() and _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            temp.unlink()
+            removed.append(temp)
+    return removed
+
+
+def check_writable(path: str | Path) -> None:
+    """Raise an InputError now, before any work, when ``path`` cannot be written.
+
+    Refused: a folder, a path below an existing file, and a folder evalkit may not write in.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise InputError("cannot write: it is a folder; give a file name", file=str(target))
+    folder = target.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise InputError(f"cannot write: {folder} is a file, not a folder", file=str(target))
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write: no permission to write in {folder}", file=str(target))
+
+
+def _cannot_write(target: Path, exc: OSError) -> InputError:
+    return InputError(f"cannot write: {exc.strerror or exc}", file=str(target))
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file for writing that replaces ``path`` only when the block succeeds.
@@ -35,19 +97,33 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
         path: the file to write; its folder is created when missing.
         mode: ``"w"`` for text or ``"wb"`` for bytes.
         encoding: text encoding (ignored for bytes).
+
+    Raises:
+        InputError: ``path`` cannot be written (a folder, below a file, no permission, disk full).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    check_writable(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(target)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _cannot_write(target, exc) from None
     try:
         os.chmod(tmp, _default_mode(target))
         binary = "b" in mode
         with os.fdopen(fd, mode, encoding=None if binary else encoding,
                        newline=None if binary else "") as fh:
             yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
+            try:
+                fh.flush()
+                os.fsync(fh.fileno())
+            except OSError as exc:
+                raise _cannot_write(target, exc) from None
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise _cannot_write(target, exc) from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -64,3 +140,24 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     """Replace ``path`` with UTF-8 ``text`` atomically (newlines written as given)."""
     with atomic_writer(path, "w") as fh:
         fh.write(text)
+
+
+def _exit_on_terminate(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
+@contextlib.contextmanager
+def terminate_as_exit() -> Iterator[None]:
+    """Within the block, SIGTERM ends the process through ``SystemExit``, so writers clean up.
+
+    By default SIGTERM ends Python at once, leaving the temporary file of a write in progress. Only
+    the main thread can set a signal handler; elsewhere the block changes nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _exit_on_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

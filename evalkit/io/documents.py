@@ -2,7 +2,8 @@
 
 A record is one value to validate: the whole document of a JSON file, one line of a JSONL file, or
 one document of a (multi-document) YAML file. YAML is read as strictly as JSON: duplicate keys and
-a byte-order mark are errors.
+a byte-order mark are errors, and a value must be one JSON could hold, as :mod:`evalkit.io.json_values`
+says (string keys, finite numbers, no sets, bytes or timestamps, bounded nesting).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 import yaml
 
 from evalkit.io.errors import InputError
+from evalkit.io.json_values import TOO_DEEP, ValueProblem, check_json_value
+from evalkit.io.regular import open_regular
 from evalkit.io.strict_json import iter_jsonl_strict, loads_strict
 
 
@@ -33,7 +36,16 @@ class _StrictYamlLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue  # ``<<: *anchor`` merges are resolved (and may be overridden) by SafeLoader
+            if not isinstance(key_node, yaml.ScalarNode):
+                kind = "list" if isinstance(key_node, yaml.SequenceNode) else "mapping"
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"a {kind} is used as a key; keys must be strings", key_node.start_mark)
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, str):
+                # ``? [a, b]`` (a list as key), ``1: x``, ``yes: x``: JSON keys are text, and a key
+                # turned into text on writing would be a silent change.
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} is not a string; quote it", key_node.start_mark)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     None, None, f"duplicate key {key!r}", key_node.start_mark)
@@ -59,10 +71,8 @@ def document_format(path: str | Path) -> str:
 
 
 def _read_yaml(path: Path) -> list[Record]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(path)) from None
+    with open_regular(path) as fh:
+        data = fh.read()
     if data.startswith(b"\xef\xbb\xbf"):
         raise InputError("byte-order mark at start of file; save as UTF-8 without BOM", file=str(path), line=1)
     try:
@@ -77,7 +87,13 @@ def _read_yaml(path: Path) -> list[Record]:
                 node = loader.get_node()
                 if node is None:
                     continue
-                records.append(Record(loader.construct_document(node), node.start_mark.line + 1))
+                line = node.start_mark.line + 1
+                value = _construct(loader, node, path, line)
+                try:
+                    check_json_value(value)
+                except ValueProblem as exc:
+                    raise InputError(exc.message, file=str(path), line=line, path=exc.path or None) from None
+                records.append(Record(value, line))
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
@@ -86,8 +102,19 @@ def _read_yaml(path: Path) -> list[Record]:
         raise InputError(f"invalid YAML: {problem}", file=str(path),
                          line=mark.line + 1 if mark else None) from None
     except RecursionError:
-        raise InputError("invalid YAML: nested too deeply", file=str(path)) from None
+        raise InputError(f"invalid YAML: {TOO_DEEP}", file=str(path)) from None
     return records
+
+
+def _construct(loader: _StrictYamlLoader, node: yaml.Node, path: Path, line: int) -> Any:
+    """The document's value; a scalar Python cannot build (an integer of 6000 digits) is an InputError."""
+    try:
+        return loader.construct_document(node)
+    except ValueError as exc:
+        msg = str(exc)
+        if "integer string conversion" in msg:
+            msg = "integer with more than 4300 digits; write it as a string to keep it"
+        raise InputError(f"invalid YAML: {msg}", file=str(path), line=line) from None
 
 
 def read_records(path: str | Path, fmt: str | None = None) -> list[Record]:
@@ -106,10 +133,8 @@ def read_records(path: str | Path, fmt: str | None = None) -> list[Record]:
         return [Record(value, line) for line, value in iter_jsonl_strict(p)]
     if fmt == "yaml":
         return _read_yaml(p)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=str(p)) from None
+    with open_regular(p) as fh:
+        data = fh.read()
     return [Record(loads_strict(data, file=str(p)))]
 
 

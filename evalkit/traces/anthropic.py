@@ -26,9 +26,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.io.strict_json import StrictJSONError, loads_strict
 from evalkit.traces.otel_attributes import maybe_json
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
@@ -57,8 +56,8 @@ def _body(part: Any) -> Any:
                 inner = inner["string"]
             if isinstance(inner, str | bytes):
                 try:
-                    inner = orjson.loads(inner)
-                except orjson.JSONDecodeError:
+                    inner = loads_strict(inner)
+                except StrictJSONError:
                     return None
             return inner if isinstance(inner, dict) else None
     return part
@@ -67,7 +66,8 @@ def _body(part: Any) -> Any:
 def _has_anthropic_blocks(messages: Any) -> bool:
     return isinstance(messages, list) and any(
         isinstance(m, dict) and isinstance(m.get("content"), list)
-        and any(isinstance(b, dict) and b.get("type") in _ANTHROPIC_BLOCKS for b in m["content"])
+        and any(isinstance(b, dict) and isinstance(b.get("type"), str) and b["type"] in _ANTHROPIC_BLOCKS
+                for b in m["content"])
         for m in messages)
 
 
@@ -185,7 +185,7 @@ def _count_blocks(report: ImportReport, messages: Iterable[Any]) -> None:
     for message in messages:
         for block in _blocks(message):
             kind = block.get("type") if isinstance(block, dict) else None
-            if kind not in _KNOWN_BLOCKS:
+            if not isinstance(kind, str) or kind not in _KNOWN_BLOCKS:
                 report.kept_unknown(f"content blocks of type {kind!r}", "part of the message payload")
 
 

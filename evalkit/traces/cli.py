@@ -30,7 +30,7 @@ def _chat_mapping(args: argparse.Namespace) -> ChatMapping:
 def _cmd_import(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from evalkit.io.atomic import atomic_write_text
+    from evalkit.io.atomic import atomic_write_text, check_writable, terminate_as_exit
     from evalkit.io.canonical import canonical_line
     from evalkit.traces.formats import SkippedRecord, iter_traces
     from evalkit.traces.native import write_jsonl, write_parquet
@@ -39,9 +39,15 @@ def _cmd_import(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix.lower() not in (".jsonl", ".parquet"):
         raise InputError("output must end in .jsonl or .parquet", file=str(out))
+    check_writable(out)  # before reading anything: a bad --out should not cost a long read first
+    for src in args.sources:
+        if Path(src).resolve() == out.resolve():
+            raise InputError("--out is also a source: the import would replace the file it reads; "
+                             "write to another file", file=str(out))
     mapping = _chat_mapping(args)
     report = ImportReport()
     quarantine = out.with_name(out.name + ".quarantine.jsonl")
+    check_writable(quarantine)
     skipped: list[SkippedRecord] = []
 
     def quarantined(record: SkippedRecord) -> None:
@@ -66,7 +72,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     writer = write_parquet if out.suffix.lower() == ".parquet" else write_jsonl
     try:
-        count = writer(traces(), out)
+        with terminate_as_exit():
+            count = writer(traces(), out)
     except _EmptySources:
         _print_report(args, report, None)
         print(f"warning: {', '.join(report.empty_files)}: empty file, no trace records; nothing written "
@@ -78,6 +85,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
                             "record": s.value}) for s in skipped))
         print(f"skipped {len(skipped)} invalid record{'s' if len(skipped) != 1 else ''}; "
               f"they are in {quarantine}", file=sys.stderr)
+    elif quarantine.is_file():
+        # Left by an earlier import of the same output; kept, it would describe records this import
+        # never skipped.
+        quarantine.unlink()
+        print(f"removed {quarantine} from an earlier import: this import skipped nothing", file=sys.stderr)
     _print_report(args, report, (count, out))
     return 0
 

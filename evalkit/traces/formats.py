@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from evalkit.contracts.trace import Trace
 from evalkit.io.errors import InputError
 from evalkit.traces.anthropic import looks_like_anthropic, read_anthropic
@@ -56,9 +58,18 @@ load_plugin_formats(FORMATS)  # third-party formats (entry-point group evalkit.t
 def sniff_format(value: Any) -> str | None:
     """The name of the first format whose shape ``value`` has, or None."""
     for fmt in FORMATS.values():
-        if fmt.looks_like(value):
+        if _fits(fmt, value):
             return fmt.name
     return None
+
+
+def _fits(fmt: TraceFormat, value: Any) -> bool:
+    """``fmt.looks_like(value)``; a recogniser that trips over an odd value (a list where it expects
+    text) has not recognised it."""
+    try:
+        return bool(fmt.looks_like(value))
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError):
+        return False
 
 
 def _check_format(format: str) -> None:
@@ -98,7 +109,7 @@ def detect_format(path: str | Path, mapping: ChatMapping | None = None) -> str:
 
 def _check_fits(sv: SourceValue, fmt: TraceFormat, mapping: ChatMapping) -> None:
     """Refuse a value a forced format does not fit: a reader could make wrong-looking traces of it."""
-    if not fmt.looks_like(mapping.sniff_view(sv.value)):
+    if not _fits(fmt, mapping.sniff_view(sv.value)):
         other = sniff_format(mapping.sniff_view(sv.value))
         looks = f"it looks like {other!r}" if other else "no known format fits it"
         raise sv.error(f"record is not in the {fmt.name!r} format given by --format ({looks})")
@@ -110,6 +121,45 @@ def _fitting(values: Iterable[SourceValue], fmt: TraceFormat, mapping: ChatMappi
         if i == 0 or not first_only:
             _check_fits(sv, fmt, mapping)
         yield sv
+
+
+class _Cursor:
+    """The value a reader took last, so an error it did not locate can still name the record."""
+
+    def __init__(self) -> None:
+        self.last: SourceValue | None = None
+
+    def track(self, values: Iterable[SourceValue]) -> Iterator[SourceValue]:
+        for sv in values:
+            self.last = sv
+            yield sv
+
+
+def _located(traces: Iterator[Trace], file: str, fmt: TraceFormat, cursor: _Cursor) -> Iterator[Trace]:
+    """A reader's traces; a malformed value it did not locate itself is still an InputError.
+
+    Readers check what they read and locate their own errors. A value of a type no reader expects
+    (a list where text belongs, a number where an object belongs) can slip past them; it must
+    still come out as an InputError naming the file (and the record, for formats read record by
+    record), which ``--skip-invalid`` can skip, never as a raw pydantic error or a TypeError.
+    """
+    def error(message: str, path: str | None = None) -> InputError:
+        if fmt.per_record and cursor.last is not None:
+            return cursor.last.error(message, path)
+        return InputError(message, file=file, path=path)
+
+    try:
+        yield from traces
+    except InputError:
+        raise
+    except ValidationError as exc:
+        from evalkit.validation import validation_problems
+
+        path, msg = validation_problems(exc)[0]
+        raise error(f"{msg} (in the trace built from this record)", path or None) from None
+    except (TypeError, AttributeError, KeyError, IndexError, ValueError) as exc:
+        raise error(f"not the shape of a {fmt.name!r} record: a field holds a value of an unexpected type "
+                    f"({type(exc).__name__}: {exc})") from None
 
 
 @dataclass(frozen=True)
@@ -169,7 +219,9 @@ def iter_traces(path: str | Path, format: str = "auto",
     context = ImportContext(report, mapping)
 
     def read(vals: Iterable[SourceValue]) -> Iterator[Trace]:
-        return fmt.read(vals, context) if fmt.takes_context else fmt.read(vals)
+        cursor = _Cursor()
+        vals = cursor.track(vals)
+        return _located(fmt.read(vals, context) if fmt.takes_context else fmt.read(vals), str(path), fmt, cursor)
 
     if on_invalid is None or not fmt.per_record:
         if forced:

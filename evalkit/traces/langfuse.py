@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 
 from evalkit.contracts.trace import OBSERVATION_TYPES, Observation, Trace
 from evalkit.io.bulk import paused_gc
+from evalkit.io.strict_json import StrictJSONError, loads_strict
 from evalkit.traces.source import SourceValue
 from evalkit.traces.tree import order_observations
 
@@ -60,8 +60,8 @@ def _as_dict(raw: Any) -> dict[str, Any] | None:
         return raw
     if isinstance(raw, str):
         try:
-            parsed = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            parsed = loads_strict(raw)
+        except StrictJSONError:
             return {"value": raw}
         return parsed if isinstance(parsed, dict) else {"value": parsed}
     return {"value": raw}
@@ -101,6 +101,7 @@ def _observation(sv: SourceValue, o: Any, path: str) -> Observation:
         raise sv.error("observation must be an object", path)
     if not o.get("id"):
         raise sv.error("required field is missing", f"{path}.id")
+    obs_id = _id(sv, o["id"], f"{path}.id")
     metadata = _as_dict(o.get("metadata"))
     otype, source_type = _obs_type(o, metadata)
     extras = {k: o[k] for k in _OBS_EXTRAS if o.get(k) not in (None, {}, [])}
@@ -108,7 +109,7 @@ def _observation(sv: SourceValue, o: Any, path: str) -> Observation:
         extras["type"] = source_type
     if extras:
         metadata = {**(metadata or {}), "langfuse": extras}
-    fields: dict[str, Any] = {"id": str(o["id"]), "type": otype}
+    fields: dict[str, Any] = {"id": obs_id, "type": otype}
     tool_name = _tool_name(metadata) if otype == "TOOL" else None
     if tool_name and tool_name != o.get("name"):
         # Flow graphs and tool statistics name a tool by its own name, not the span's label
@@ -148,8 +149,11 @@ def _scores(raw: Any) -> list[dict[str, Any]]:
 def _trace(sv: SourceValue, head: dict[str, Any], raw_obs: list[Any], scores: Any, obs_path: str) -> Trace:
     observations = [_observation(sv, o, f"{obs_path}[{i}]") for i, o in enumerate(raw_obs)]
     trace_id = head.get("id")
-    if not trace_id:
-        ids = {o.get("traceId") for o in raw_obs if isinstance(o, dict) and o.get("traceId")}
+    if trace_id:
+        trace_id = _id(sv, trace_id, "id" if head is sv.value else "trace.id")
+    else:
+        ids = {_id(sv, o["traceId"], f"{obs_path}[{i}].traceId")
+               for i, o in enumerate(raw_obs) if isinstance(o, dict) and o.get("traceId")}
         if len(ids) != 1:
             raise sv.error("cannot tell the trace id: no trace object and "
                            f"{'no' if not ids else len(ids)} distinct observations[].traceId", "id")
@@ -162,14 +166,29 @@ def _trace(sv: SourceValue, head: dict[str, Any], raw_obs: list[Any], scores: An
     if score_list:
         metadata["scores"] = score_list
     metadata["source"] = "langfuse"
-    fields: dict[str, Any] = {"id": str(trace_id), "observations": order_observations(observations),
+    fields: dict[str, Any] = {"id": trace_id, "observations": order_observations(observations),
                               "metadata": metadata}
     if head.get("name") is not None:
         fields["name"] = head["name"]
     for key in ("input", "output"):
         if key in head:
             fields[key] = head[key]
-    return Trace(**fields)
+    try:
+        return Trace.model_validate(fields)
+    except ValidationError as exc:
+        from evalkit.validation import validation_problems
+
+        sub, msg = validation_problems(exc)[0]
+        raise sv.error(msg, sub or None) from None
+
+
+def _id(sv: SourceValue, value: Any, path: str) -> str:
+    """An id as text: a string as it is, an integer in decimal; anything else is an error, never str()."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    raise sv.error("id must be a string", path)
 
 
 def _traces_of(sv: SourceValue) -> Iterator[Trace]:

@@ -10,14 +10,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.atomic import atomic_writer
 from evalkit.io.bulk import paused_gc
-from evalkit.io.canonical import canonical_line
+from evalkit.io.canonical import canonical_line, compact_json, orjson_text
 from evalkit.io.errors import InputError
+from evalkit.io.regular import check_regular
+from evalkit.io.strict_json import loads_strict
 from evalkit.traces.source import SourceValue
 
 _TRACE_KEYS = frozenset(Trace.model_fields[f].alias or f for f in Trace.model_fields)
@@ -52,8 +53,17 @@ def read_native(values: Iterable[SourceValue]) -> Iterator[Trace]:
 
 
 def trace_line(trace: Trace) -> str:
-    """The canonical JSONL line of a trace."""
-    return canonical_line(trace.to_json_obj())
+    """The canonical JSONL line of a trace.
+
+    Raises:
+        InputError: the trace holds NaN or an infinity, which JSON cannot write. Readers refuse such
+            numbers; only a text the contract reads as a number ("Infinity" as a token count) gets here.
+    """
+    try:
+        return canonical_line(trace.to_json_obj())
+    except ValueError:
+        raise InputError(f"trace {trace.id!r} holds a number that is not finite (NaN or Infinity, perhaps "
+                         "written as text in usage); JSON cannot hold it: fix the source") from None
 
 
 def write_jsonl(traces: Iterable[Trace], path: str | Path) -> int:
@@ -78,11 +88,18 @@ def _cell(obj: dict[str, Any], key: str) -> str | None:
         return obj.get(key)
     if key not in obj:
         return None
-    return orjson.dumps(obj[key], option=orjson.OPT_SORT_KEYS).decode()
+    raw = orjson_text(obj[key])
+    if raw is not None:
+        return raw.decode()
+    try:  # an integer beyond 64 bits (json writes it exactly), or NaN / Infinity (refused)
+        return compact_json(obj[key], allow_nan=False)
+    except ValueError:
+        raise InputError(f"{key} of {obj.get('id')!r} holds a number that is not finite (NaN or Infinity); "
+                         "JSON cannot hold it: fix the source") from None
 
 
-def _uncell(key: str, cell: str) -> Any:
-    return orjson.loads(cell) if key in _PAYLOADS else cell
+def _uncell(key: str, cell: str, file: str) -> Any:
+    return loads_strict(cell.encode(), file=file) if key in _PAYLOADS else cell
 
 
 def _columns() -> list[str]:
@@ -123,6 +140,7 @@ def read_parquet(path: str | Path) -> Iterator[Trace]:
     import polars as pl
 
     file = str(path)
+    check_regular(path)
     try:
         frame = pl.read_parquet(path)
     except Exception as exc:  # polars raises several error types for unreadable files
@@ -144,14 +162,14 @@ def read_parquet(path: str | Path) -> Iterator[Trace]:
             for key in ("name", "input", "output", "metadata"):
                 cell = row[f"trace_{key}"]
                 if cell is not None:
-                    current[key] = _uncell(key, cell)
+                    current[key] = _uncell(key, cell, file)
         if row["obs_index"] is None:
             continue
         obs: dict[str, Any] = {}
         for col in _columns()[6:]:
             cell = row[col]
             if cell is not None:
-                obs[col[4:]] = _uncell(col[4:], cell)
+                obs[col[4:]] = _uncell(col[4:], cell, file)
         current["observations"].append(obs)
     if current is not None:
         yield finish(current, first_row)

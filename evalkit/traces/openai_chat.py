@@ -22,9 +22,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-import orjson
-
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.io.strict_json import StrictJSONError, loads_strict
 from evalkit.traces.chat_mapping import ID_SEPARATOR, ChatMapping
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
@@ -55,8 +54,8 @@ def _maybe_json(text: Any) -> Any:
     """Tool arguments and results are often JSON text: parse objects and arrays, keep the rest."""
     if isinstance(text, str) and text[:1] in ("{", "["):
         try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
+            return loads_strict(text)
+        except StrictJSONError:
             return text
     return text
 
@@ -168,6 +167,9 @@ def _trace(sv: SourceValue, seen: Counter[str], mapping: ChatMapping, report: Im
                 if not isinstance(call, dict):
                     raise sv.error("tool call must be an object", f"{mapping.messages_key}[{i}].tool_calls[{j}]")
                 fn = call.get("function") or {}
+                if not isinstance(fn, dict):
+                    raise sv.error("function must be an object",
+                                   f"{mapping.messages_key}[{i}].tool_calls[{j}].function")
                 call_id = call.get("id") or f"{gen_id}.call{j}"
                 tool = Observation(id=f"{gen_id}.call{j}", type="TOOL", name=fn.get("name") or "tool",
                                    input=_maybe_json(fn.get("arguments")), parent_id=gen_id,

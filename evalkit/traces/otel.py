@@ -23,23 +23,24 @@ from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.bulk import paused_gc
 from evalkit.traces.otel_attributes import (
     MISSING,
-    BadField,
-    LossyNumber,
     decode_attributes,
     first_text,
-    is_null_id,
     lookup,
-    normalize_id,
     observation_type,
     payloads,
     span_status,
+    usage,
+)
+from evalkit.traces.otel_ids import (
+    BadField,
+    LossyNumber,
+    is_null_id,
+    normalize_id,
     time_from_micros,
     time_from_nanos,
-    usage,
 )
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
-from evalkit.traces.source_exact import reread_exact
 from evalkit.traces.tree import order_observations
 from evalkit.traces.vercel_ai import VERCEL_TOOL_NAME, apply_joins
 
@@ -127,6 +128,13 @@ def _list(sv: SourceValue, container: dict[str, Any], key: str, path: str) -> li
         return []
     if not isinstance(value, list):
         raise sv.error(f"{key} must be a list", path)
+    return value
+
+
+def _text(sv: SourceValue, container: dict[str, Any], key: str, path: str) -> str | None:
+    value = container.get(key)
+    if value is not None and not isinstance(value, str):
+        raise sv.error(f"{key} must be a string", _join(path, key))
     return value
 
 
@@ -279,7 +287,7 @@ def _jaeger_span(sv: SourceValue, span: dict[str, Any], path: str, trace: dict[s
         raise sv.error("span has no trace id", _join(path, "traceID"))
     if span_id is None:
         raise sv.error("span has no span id", _join(path, "spanID"))
-    refs = [r for r in span.get("references") or [] if isinstance(r, dict)]
+    refs = [r for r in _list(sv, span, "references", _join(path, "references")) if isinstance(r, dict)]
     ref = next((r for r in refs if r.get("refType") == "CHILD_OF"), None) or next(
         (r for r in refs if r.get("refType") == "FOLLOWS_FROM"), None)
     parent = _field(sv, normalize_id, ref.get("spanID") if ref else span.get("parentSpanID"), 16,
@@ -291,13 +299,14 @@ def _jaeger_span(sv: SourceValue, span: dict[str, Any], path: str, trace: dict[s
     if isinstance(start_raw, int) and isinstance(duration, int) and not isinstance(duration, bool):
         end = _field(sv, time_from_micros, start_raw + duration, _join(path, "duration"))
     events = []
-    for i, log in enumerate(span.get("logs") or []):
+    for i, log in enumerate(_list(sv, span, "logs", _join(path, "logs"))):
         lpath = _join(path, f"logs[{i}]")
         fields = _decode(sv, _object(sv, log, lpath).get("fields"), _join(lpath, "fields"))
         name = fields.pop("event", "log")
         events.append({"name": name, "time": _field(sv, time_from_micros, log.get("timestamp"),
                                                     _join(lpath, "timestamp")), "attributes": fields})
-    process = processes.get(span.get("processID")) or span.get("process") or {}
+    process_id = span.get("processID")
+    process = (processes.get(process_id) if isinstance(process_id, str) else None) or span.get("process") or {}
     resource: dict[str, Any] = {}
     if isinstance(process, dict):
         if process.get("serviceName"):
@@ -306,7 +315,7 @@ def _jaeger_span(sv: SourceValue, span: dict[str, Any], path: str, trace: dict[s
     error = attrs.get("error") in (True, "true") or str(attrs.get("otel.status_code", "")).upper() == "ERROR"
     return _Span(
         sv=sv, path=path, raw=span, trace_id=trace_id, span_id=span_id, id_key="spanID",
-        parent_id=None if is_null_id(parent) else parent, name=span.get("operationName"),
+        parent_id=None if is_null_id(parent) else parent, name=_text(sv, span, "operationName", path),
         kind=attrs.get("span.kind"), start=start, end=end, attributes=attrs, events=events, error=error,
         status_message=first_text(attrs, "otel.status_description"), resource=resource,
         scope=first_text(attrs, "otel.scope.name", "otel.library.name"),
@@ -366,16 +375,12 @@ def read_otel(values: Iterable[SourceValue], context: ImportContext | None = Non
             non-object attributes, a bad time, or a span id used twice in one trace.
     """
     traces: dict[str, dict[str, _Span]] = {}
-    exact_docs: dict[str, Any] = {}
     for sv in values:
         try:
             with paused_gc():
                 spans_of_value = list(_spans_of(sv))
         except LossyNumber as exc:
-            exact = reread_exact(sv, exact_docs)
-            if exact is None:
-                raise sv.error(exc.message, exc.path) from None
-            spans_of_value = list(_spans_of(exact))
+            raise sv.error(exc.message, exc.path) from None
         for span in spans_of_value:
             spans = traces.setdefault(span.trace_id, {})
             seen = spans.get(span.span_id)

@@ -6,29 +6,13 @@ Helpers here raise ``BadField`` (a message plus the field path below the span); 
 
 from __future__ import annotations
 
-import base64
-import binascii
+import math
 import re
-from datetime import datetime
 from typing import Any
 
-import orjson
-
-from evalkit.traces.tree import iso_from_unix_nanos
+from evalkit.io.strict_json import StrictJSONError, loads_strict
+from evalkit.traces.otel_ids import BadField
 from evalkit.traces.vercel_ai import VERCEL_USAGE, vercel_payload_keys, vercel_type, with_tool_calls
-
-
-class BadField(ValueError):
-    """A malformed field of one span: ``path`` is relative to the span (``attributes[2]``)."""
-
-    def __init__(self, message: str, path: str) -> None:
-        super().__init__(message)
-        self.message = message
-        self.path = path
-
-
-class LossyNumber(BadField):
-    """An id that JSON parsing turned into a float (an integer beyond 64 bits): re-read it exactly."""
 
 
 class _Missing:
@@ -39,7 +23,6 @@ class _Missing:
 MISSING: Any = _Missing()
 """No source gave this payload (as opposed to a payload that is ``null``)."""
 
-_HEX = re.compile(r"[0-9a-fA-F]+")
 _EVENT_ROLE = re.compile(r"gen_ai\.(\w+)\.message")
 
 OP_TYPES = {
@@ -86,21 +69,41 @@ def any_value(value: Any) -> Any:
     if "boolValue" in value:
         return value["boolValue"]
     if "arrayValue" in value:
-        return [any_value(v) for v in (value["arrayValue"] or {}).get("values") or []]
+        return [any_value(v) for v in _values(value["arrayValue"], "arrayValue")]
     if "kvlistValue" in value:
-        items = (value["kvlistValue"] or {}).get("values") or []
-        return {kv.get("key"): any_value(kv.get("value")) for kv in items if isinstance(kv, dict)}
+        out = {}
+        for i, kv in enumerate(_values(value["kvlistValue"], "kvlistValue")):
+            if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):
+                raise BadField("kvlistValue entry must be an object with a string key",
+                               f"kvlistValue.values[{i}]")
+            out[kv["key"]] = any_value(kv.get("value"))
+        return out
     if "bytesValue" in value:
         return value["bytesValue"]
     return value or None
 
 
+def _values(container: Any, name: str) -> list[Any]:
+    """The ``values`` list of an OTLP ``arrayValue`` / ``kvlistValue``."""
+    if container is None:
+        return []
+    values = container.get("values") if isinstance(container, dict) else MISSING
+    if values is None:
+        return []
+    if not isinstance(values, list):
+        raise BadField(f"{name} must be an object with a list of values", name)
+    return values
+
+
 def _to_number(value: Any, kind: type) -> Any:
+    """The number a string holds; the string itself when it holds none, or none a double can
+    hold exactly enough to write back ("NaN", "Infinity", "1e400"): kept as written, never changed."""
     if isinstance(value, str):
         try:
-            return kind(value)
+            number = kind(value)
         except ValueError:
             return value
+        return number if kind is not float or math.isfinite(number) else value
     return value
 
 
@@ -129,7 +132,10 @@ def decode_attributes(raw: Any, path: str) -> dict[str, Any]:
             raise BadField("attribute must be an object with a string key", f"{path}[{i}]")
         value = item.get("value")
         if isinstance(value, dict):
-            out[item["key"]] = any_value(value)
+            try:
+                out[item["key"]] = any_value(value)
+            except BadField as exc:
+                raise BadField(exc.message, f"{path}[{i}].value.{exc.path}") from None
         elif "type" in item:
             out[item["key"]] = _jaeger_value(item)
         else:
@@ -169,78 +175,14 @@ def span_status(span: dict[str, Any]) -> tuple[bool, str | None]:
     return error, (message if isinstance(message, str) and message else None)
 
 
-# --- ids and times ------------------------------------------------------------------------------
-
-def normalize_id(value: Any, width: int, path: str) -> str | None:
-    """A hex id: hex strings as given, ``0x`` hex padded, base64 decoded, decimal integers formatted."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, float) and value.is_integer():
-        if abs(value) >= 2**53:
-            raise LossyNumber("id is an integer too large to read exactly", path)
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise BadField("id must be a hex string or an integer", path)
-    if isinstance(value, int):
-        return format(value, f"0{width}x")
-    text = value.strip()
-    if text[:2].lower() == "0x" and _HEX.fullmatch(text[2:]):
-        return text[2:].lower().zfill(width)
-    if _HEX.fullmatch(text):
-        return text
-    try:
-        raw = base64.b64decode(text, validate=True)
-    except (binascii.Error, ValueError):
-        return text
-    return raw.hex() if len(raw) in (8, 16) else text
-
-
-def is_null_id(value: str | None) -> bool:
-    """True for an absent or all-zero parent id."""
-    return not value or set(value) == {"0"}
-
-
-def time_from_nanos(value: Any, path: str) -> str | None:
-    """ISO time from Unix nanoseconds (number or digit string), or an ISO string kept as given."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool):
-        raise BadField("not a timestamp", path)
-    if isinstance(value, list) and len(value) == 2 and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in value):
-        return iso_from_unix_nanos(value[0] * 1_000_000_000 + value[1])  # OTel JS HrTime [seconds, nanos]
-    if isinstance(value, int | float):
-        return iso_from_unix_nanos(int(value))
-    if isinstance(value, str):
-        text = value.strip()
-        if text.isdigit():
-            return iso_from_unix_nanos(text)
-        try:
-            datetime.fromisoformat(text)
-        except ValueError:
-            raise BadField(f"not a timestamp: {value!r}", path) from None
-        return text
-    raise BadField("not a timestamp", path)
-
-
-def time_from_micros(value: Any, path: str) -> str | None:
-    """ISO time from Unix microseconds (Jaeger)."""
-    if value is None or value == "":
-        return None
-    micros = _to_number(value, int)
-    if isinstance(micros, bool) or not isinstance(micros, int):
-        raise BadField("not a time in microseconds", path)
-    return iso_from_unix_nanos(micros * 1000)
-
-
 # --- payloads -----------------------------------------------------------------------------------
 
 def maybe_json(value: Any) -> Any:
     """A JSON string that holds an object or array, parsed; anything else unchanged."""
     if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
         try:
-            parsed = orjson.loads(value)
-        except orjson.JSONDecodeError:
+            parsed = loads_strict(value)
+        except StrictJSONError:
             return value
         if isinstance(parsed, dict | list):
             return parsed
@@ -379,9 +321,11 @@ def _number(value: Any) -> int | float | None:
     if isinstance(value, str):
         for kind in (int, float):
             try:
-                return kind(value)
+                number = kind(value)
             except ValueError:
-                pass
+                continue
+            # "Infinity" or "NaN" is no token count; the attribute itself keeps the text.
+            return number if kind is int or math.isfinite(number) else None
     return None
 
 

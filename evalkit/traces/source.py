@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from evalkit.io.errors import InputError
+from evalkit.io.regular import open_regular
+from evalkit.io.strict_json import loads_strict
 
 
 @dataclass(frozen=True)
@@ -47,36 +47,27 @@ def is_jsonl(path: str | Path) -> bool:
 def iter_source_values(path: str | Path) -> Iterator[SourceValue]:
     """Yield the JSON values of a trace file (see the module docstring).
 
+    Values are read as strictly as every other file evalkit reads (:func:`evalkit.io.loads_strict`):
+    a duplicate key, a number beyond a double or nesting past the limit is an error, and integers of
+    any size stay exact.
+
     Raises:
-        InputError: unreadable file, BOM, or a line / document that is not JSON.
+        InputError: unreadable or non-regular file, BOM, or a line / document that is not strict JSON.
     """
     file = str(path)
-    p = Path(path)
-    try:
-        fh = p.open("rb")
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=file) from None
-    with fh:
+    with open_regular(path) as fh:
         head = fh.read(3)
         if head == b"\xef\xbb\xbf":
             raise InputError("byte-order mark at start of file; save as UTF-8 without BOM", file=file, line=1)
         fh.seek(0)
-        if is_jsonl(p):
+        if is_jsonl(path):
             for lineno, raw in enumerate(fh, start=1):
-                if not raw.strip():
+                if raw.isspace():  # a blank line; isspace stops at the first character of a record
                     continue
-                try:
-                    value = orjson.loads(raw)
-                except orjson.JSONDecodeError as exc:
-                    raise InputError(f"not JSON: {exc.msg}", file=file, line=lineno) from None
-                yield SourceValue(value, file, lineno)
+                yield SourceValue(loads_strict(raw, file=file, line=lineno), file, lineno)
             return
         data = fh.read()
-    try:
-        doc = orjson.loads(data)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})", file=file,
-                         line=exc.lineno) from None
+    doc = loads_strict(data, file=file)
     if isinstance(doc, list):
         for i, item in enumerate(doc):
             yield SourceValue(item, file, None, i)

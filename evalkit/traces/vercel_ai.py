@@ -24,8 +24,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-import orjson
-
+from evalkit.io.strict_json import StrictJSONError, loads_strict
 from evalkit.traces.report import ImportReport
 
 __all__ = ["VERCEL_USAGE", "apply_joins", "join_orphans", "vercel_payload_keys", "vercel_type",
@@ -87,8 +86,8 @@ def with_tool_calls(attrs: dict[str, Any], missing: Any, out: Any) -> Any:
     if calls is None:
         return out
     if isinstance(calls, str):
-        with contextlib.suppress(orjson.JSONDecodeError):
-            calls = orjson.loads(calls)
+        with contextlib.suppress(StrictJSONError):
+            calls = loads_strict(calls)
     return {"toolCalls": calls} if out is missing else {"text": out, "toolCalls": calls}
 
 

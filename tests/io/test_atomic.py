@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.io import atomic_write_bytes, atomic_write_text, atomic_writer
+from evalkit.io import InputError, atomic_write_bytes, atomic_write_text, atomic_writer
+from evalkit.io.atomic import remove_stale_temps
 
 
 class Boom(RuntimeError):
@@ -106,8 +107,9 @@ def test_failed_rename_leaves_no_temp_file(tmp_path: Path) -> None:
     target = tmp_path / "occupied"
     target.mkdir()
     (target / "inside.txt").write_text("x")
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match="it is a folder") as info:
         atomic_write_text(target, "cannot replace a folder")
+    assert info.value.file == str(target)
     assert _names(tmp_path) == ["occupied"]
     assert _names(target) == ["inside.txt"]
 
@@ -120,7 +122,7 @@ def test_failed_replace_keeps_old_file(tmp_path: Path, monkeypatch: pytest.Monke
         raise OSError("disk on fire")
 
     monkeypatch.setattr(os, "replace", failing_replace)
-    with pytest.raises(OSError, match="disk on fire"):
+    with pytest.raises(InputError, match="cannot write: disk on fire"):
         atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert _names(tmp_path) == ["t.txt"]
@@ -132,3 +134,58 @@ def test_repeated_writes_leave_only_the_target(tmp_path: Path) -> None:
         atomic_write_text(target, f"v{i}")
     assert target.read_text() == "v4"
     assert _names(tmp_path) == ["many.txt"]
+
+
+# --- leftovers of a killed write, and places that cannot be written -------------------------------
+
+
+def _dead_pid() -> int:
+    """A process id that no process has (a child that has already been reaped)."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_a_temp_file_left_by_a_killed_write_is_removed_by_the_next_write(tmp_path: Path) -> None:
+    target = tmp_path / "out.jsonl"
+    stale = tmp_path / f".out.jsonl.{_dead_pid()}.abc123.tmp"
+    stale.write_bytes(b"half a file" * 1000)
+    older = tmp_path / ".out.jsonl.x1y2z3q4.tmp"  # an older evalkit named its temp files without a pid
+    older.write_bytes(b"half")
+    other = tmp_path / ".other.jsonl.1.abc.tmp"  # another target's: not ours to remove
+    other.write_bytes(b"x")
+    atomic_write_text(target, "new\n")
+    assert _names(tmp_path) == [other.name, "out.jsonl"]
+
+
+def test_a_temp_file_of_a_write_still_running_is_left_alone(tmp_path: Path) -> None:
+    live = tmp_path / f".out.jsonl.{os.getppid()}.abc123.tmp"
+    live.write_bytes(b"in progress")
+    assert remove_stale_temps(tmp_path / "out.jsonl") == []
+    assert live.exists()
+
+
+@pytest.mark.parametrize("case", ["folder", "below-a-file", "read-only-folder"])
+def test_a_place_that_cannot_be_written_is_a_clear_error(tmp_path: Path, case: str) -> None:
+    if case == "folder":
+        target = tmp_path / "out.jsonl"
+        target.mkdir()
+        message = "it is a folder"
+    elif case == "below-a-file":
+        (tmp_path / "file.txt").write_text("x")
+        target = tmp_path / "file.txt" / "sub" / "out.jsonl"
+        message = "is a file, not a folder"
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root may write in a read-only folder")
+        folder = tmp_path / "ro"
+        folder.mkdir()
+        folder.chmod(0o500)
+        target = folder / "out.jsonl"
+        message = "no permission"
+    with pytest.raises(InputError, match=message) as info:
+        atomic_write_text(target, "x")
+    assert info.value.file == str(target)

@@ -18,6 +18,7 @@ from evalkit.io import (
     loads_strict,
     read_json_strict,
 )
+from evalkit.io.json_values import MAX_NESTING
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -111,13 +112,22 @@ def test_absurdly_deep_nesting_is_an_error_not_a_crash(text: str) -> None:
     assert info.value.file == "deep.json"
 
 
-def test_moderate_nesting_is_fine() -> None:
-    value = loads_strict("[" * 200 + "]" * 200)
+def test_nesting_up_to_the_limit_is_kept_exactly() -> None:
+    value = loads_strict("[" * MAX_NESTING + "]" * MAX_NESTING)
     depth = 0
     while value:
         assert value == [value[0]]
         value, depth = value[0], depth + 1
-    assert (value, depth) == ([], 199)
+    assert (value, depth) == ([], MAX_NESTING - 1)
+
+
+@pytest.mark.parametrize("text", ["[" * (MAX_NESTING + 1) + "]" * (MAX_NESTING + 1),
+                                  '{"a":' * (MAX_NESTING + 1) + "1" + "}" * (MAX_NESTING + 1)])
+def test_one_level_past_the_limit_is_refused(text: str) -> None:
+    # orjson reads 1024 levels and pydantic writes about 255: the limit is one policy for every reader.
+    with pytest.raises(StrictJSONError, match="nested too deeply") as info:
+        loads_strict(text, file="deep.json", line=3)
+    assert info.value.render().startswith("deep.json:3: ")
 
 
 def test_empty_text_is_an_error() -> None:
@@ -230,3 +240,51 @@ def test_jsonl_round_trips_values_written_with_canonical_line(tmp_path_factory: 
 def test_finite_floats_read_back_exactly(x: float) -> None:
     back = loads_strict(canonical_line(x))
     assert back == x and math.copysign(1.0, back) == math.copysign(1.0, x)
+
+
+# --- one policy, fast path included -----------------------------------------------------------------
+
+EXACT_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(10**40), max_value=10**40)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(EXACT_VALUES, st.sampled_from([None, 0, 2]), st.booleans())
+def test_every_layout_reads_back_the_exact_value(value: Any, indent: int | None, ascii_only: bool) -> None:
+    import json
+
+    text = json.dumps(value, indent=indent, ensure_ascii=ascii_only)
+    back = loads_strict(text.encode())
+    assert back == value
+    assert repr(back) == repr(value)  # an integer stays an integer, however large
+
+
+@pytest.mark.parametrize("text", [
+    '{"id":"a","id":"b"}', '{"id" : "a", "id" : "b"}', '{"id":"a","x":{"k":1,"k":1}}',
+    '{"id":"a","id":"b\\u003a"}', '{"id":"a","id":"b\\u003A\\u003a"}', '[{"a":1},{"b":2,"b":2}]',
+    '{"a":"x:y","a":"x:y:z"}',
+])
+def test_a_duplicate_key_is_found_however_the_text_is_written(text: str) -> None:
+    with pytest.raises(StrictJSONError, match="duplicate key"):
+        loads_strict(text.encode())
+
+
+def test_huge_integers_are_exact_and_numbers_beyond_a_double_are_refused() -> None:
+    assert loads_strict(b"[123456789012345678901234567890, -18446744073709551617]") == [
+        123456789012345678901234567890, -18446744073709551617]
+    assert loads_strict(b"1" + b"0" * 400) == 10**400
+    with pytest.raises(StrictJSONError, match="too large for a double"):
+        loads_strict(b'{"x": 1e400}', file="f.json")
+    with pytest.raises(StrictJSONError, match="more than 4300 digits"):
+        loads_strict(b"1" * 5000)
+
+
+@pytest.mark.parametrize("text", ['"\\ud800"', '["ok", "\\udfff"]', '{"\\ud83d": 1}'])
+def test_a_lone_surrogate_is_refused(text: str) -> None:
+    with pytest.raises(StrictJSONError, match="lone surrogate"):
+        loads_strict(text.encode())
+    assert loads_strict(b'"\\ud83d\\ude00"') == "\U0001f600"  # a pair is one character
