@@ -71,7 +71,7 @@ def load_subject(path: str | Path) -> ResolvedSubject:
     Raises:
         InputError: invalid subject file, or an input file that is missing (named by its field).
     """
-    from evalkit.validation import read_model
+    from evalkit.contract_files import read_model
 
     p = Path(path)
     resolved = ResolvedSubject(read_model(p, Subject), p.resolve())

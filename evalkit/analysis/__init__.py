@@ -6,14 +6,21 @@ modes (saturation). Labels live in an append-only store; the review page makes l
 """
 
 from evalkit.analysis.agreement import AgreementOn, AnnotatorAgreement, agreement_on, annotator_agreement
-from evalkit.analysis.breakdown import mode_cooccurrence, modes_by
+from evalkit.analysis.breakdown import breakdown_gap, mode_cooccurrence, modes_by
 from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
-from evalkit.analysis.features import trace_features
+from evalkit.analysis.features import group_of, trace_features
 from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
 from evalkit.analysis.review import render_review, review_key, write_review
 from evalkit.analysis.sampling import STRATEGIES, sample_traces
 from evalkit.analysis.saturation import SATURATION_WINDOW, Saturation, SaturationPoint, saturation_curve
-from evalkit.analysis.store import StoreContents, append_annotations, labels_of, latest, read_store
+from evalkit.analysis.store import (
+    StoreContents,
+    annotators,
+    append_annotations,
+    labels_of,
+    latest,
+    read_store,
+)
 from evalkit.analysis.taxonomy import (
     axial_code,
     check_modes,
@@ -41,11 +48,14 @@ __all__ = [
     "StoreContents",
     "Taxonomy",
     "annotator_agreement",
+    "annotators",
     "append_annotations",
     "axial_code",
+    "breakdown_gap",
     "check_modes",
     "agreement_on",
     "failure_mode_rates",
+    "group_of",
     "import_review_export",
     "labels_of",
     "latest",

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from evalkit.analysis.store import latest, read_store
 from evalkit.analysis.taxonomy import check_modes
+from evalkit.contract_files import validate_value
 from evalkit.contracts.annotation import ReviewExport, Taxonomy
 from evalkit.io.append_only import append_batch
 from evalkit.io.documents import read_records
 from evalkit.io.errors import InputError
-from evalkit.validation import validate_value
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from evalkit.contracts.annotation import REVIEW_EXPORT_FORMAT, Annotation, Taxon
 from evalkit.contracts.trace import Trace
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.errors import InputError
-from evalkit.report.html import script_json
+from evalkit.io.script_json import script_json
 
 STORAGE_PREFIX = "evalkit-review:"
 

@@ -11,9 +11,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from evalkit.analysis.store import latest
+from evalkit.contract_files import read_model
 from evalkit.contracts.annotation import Annotation, Taxonomy
 from evalkit.io.errors import InputError
-from evalkit.validation import read_model
 
 
 def read_taxonomy(path: str | Path) -> Taxonomy:

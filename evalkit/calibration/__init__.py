@@ -3,6 +3,7 @@
 from evalkit.calibration.agreement import Kappa, annotator_kappa, cohens_kappa
 from evalkit.calibration.binary import as_binary
 from evalkit.calibration.correction import (
+    DEFAULT_ITERATIONS,
     DEFAULT_METHOD,
     METHODS,
     CorrectedRate,
@@ -18,8 +19,23 @@ from evalkit.calibration.criteria import (
     label_budget,
     observed_rate,
 )
+from evalkit.calibration.criterion import CriterionCalibration, calibrate_criterion, dev_history, sensitivity
+from evalkit.calibration.expiry import (
+    BINDING_PARTS,
+    CalibrationCheck,
+    JudgeIdentity,
+    bind_validation,
+    calibration_digest,
+    check_calibration,
+    judge_of_run,
+    label_set_digest,
+    make_binding,
+)
 from evalkit.calibration.files import read_labels, read_verdicts
 from evalkit.calibration.imports import (
+    LABEL_VALUES,
+    VERDICT_VALUES,
+    Appended,
     LabelColumns,
     VerdictColumns,
     append_records,
@@ -27,19 +43,33 @@ from evalkit.calibration.imports import (
     parse_value_map,
     verdicts_from_table,
 )
-from evalkit.calibration.ledger import LedgerEntry, TestLedger, TestSetAlreadyMeasured
+from evalkit.calibration.judge_validation import validate_judge
+from evalkit.calibration.ledger import LedgerEntry, TestLedger
 from evalkit.calibration.metrics import Confusion, confusion, wilson_interval
 from evalkit.calibration.pairing import Pairing, pair_labels, unlabeled_verdicts
 from evalkit.calibration.planning import LabelPlan, expected_width, plan_labels
-from evalkit.calibration.report import CriterionCalibration, calibrate_criterion, dev_history, sensitivity
 from evalkit.calibration.splits import DEFAULT_FRACTIONS, LabelSplits, split_labels
-from evalkit.calibration.status import MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
+from evalkit.calibration.status import GATES, MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
 from evalkit.calibration.tables import Table, read_table
-from evalkit.calibration.validation import validate_judge
+from evalkit.errors import TestSetAlreadyMeasured
 
 __all__ = [
+    "BINDING_PARTS",
+    "GATES",
+    "CalibrationCheck",
+    "JudgeIdentity",
+    "bind_validation",
+    "calibration_digest",
+    "check_calibration",
+    "judge_of_run",
+    "label_set_digest",
+    "make_binding",
     "DEFAULT_FRACTIONS",
+    "DEFAULT_ITERATIONS",
     "DEFAULT_METHOD",
+    "LABEL_VALUES",
+    "VERDICT_VALUES",
+    "Appended",
     "METHODS",
     "MIN_LABELS",
     "MIN_RATE",

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.calibration.correction import DEFAULT_ITERATIONS, DEFAULT_METHOD
+from evalkit.calibration.criterion import CriterionCalibration, calibrate_criterion
 from evalkit.calibration.metrics import DEFAULT_LEVEL
 from evalkit.calibration.planning import plan_labels
-from evalkit.calibration.report import CriterionCalibration, calibrate_criterion
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io.errors import InputError

@@ -18,11 +18,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.contract_files import read_models
 from evalkit.contracts.judge_run import JudgeRunRecord
 from evalkit.contracts.labels import CalibrationBinding, ConfidenceInterval, HumanLabel, ValidationResult
 from evalkit.io.canonical import canonical_dumps
 from evalkit.io.errors import InputError
-from evalkit.validation import read_models
 
 BINDING_PARTS = ("prompt_digest", "judge_model", "temperature", "label_set_digest", "policy_version")
 """The parts of a calibration's identity; a change in any one expires it."""

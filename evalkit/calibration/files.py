@@ -7,12 +7,12 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
+from evalkit.contract_files import read_models
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io.append_only import read_store_records
 from evalkit.io.documents import document_format
 from evalkit.io.errors import InputError
-from evalkit.validation import read_models
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -14,13 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from evalkit.contracts.labels import LedgerEntry
+from evalkit.errors import TestSetAlreadyMeasured
 from evalkit.io.append_only import AppendOnlyStore, append_batch
-
-
-class TestSetAlreadyMeasured(RuntimeError):
-    """The test split was already measured for this criterion and judge prompt."""
-
-    __test__ = False  # not a pytest test class
 
 
 class TestLedger:

@@ -8,10 +8,15 @@
 - Repeats: pass rate and variance per case and criterion; stable at max variance <= threshold (0).
 - Behavior tree: expected vs observed decisions where the tree maps them, fork frequencies (MR-1).
 - Methodology review: MR-1..9 advisory findings with the evidence evalkit computes.
+- Eval runs: the agent on the suite, every pair needing the judge judged in one batch, the scorecard
+  written with its verdicts and manifest (:func:`eval_subject`); notebook 04 reads them
+  (``evalkit.checks.scorecard_report``, ``evalkit.checks.tree_drawing``).
 """
 
-from evalkit.checks.base import Check, CheckError
+from evalkit.checks.base import Check
+from evalkit.checks.batch_judge import BatchJudged, batch_judge
 from evalkit.checks.card import WIDTH, render_card
+from evalkit.checks.eval_run import EvalRun, eval_subject, read_eval_run
 from evalkit.checks.primitives import (
     FORMATS,
     PRIMITIVES,
@@ -31,7 +36,6 @@ from evalkit.checks.router import (
     Judge,
     Outcome,
     RoutedCriterion,
-    RoutingError,
     criterion_id_of,
     decide,
     evaluate,
@@ -65,6 +69,7 @@ from evalkit.checks.variance import (
     outcome_results,
     repeat_stability,
 )
+from evalkit.errors import CheckError, RoutingError
 
 __all__ = [
     "DEFAULT_MAX_VARIANCE",
@@ -77,10 +82,12 @@ __all__ = [
     "SKIP_WARN_RATE",
     "TRACE_ROOT",
     "WIDTH",
+    "BatchJudged",
     "CaseSpread",
     "Check",
     "CheckError",
     "DecisionCheck",
+    "EvalRun",
     "ForkCount",
     "FormatValidity",
     "Judge",
@@ -96,6 +103,7 @@ __all__ = [
     "StringEquality",
     "Tally",
     "ToolOutputFailure",
+    "batch_judge",
     "build_check",
     "build_scorecard",
     "case_of_metadata",
@@ -104,10 +112,12 @@ __all__ = [
     "criterion_id_of",
     "decide",
     "decision_summary",
+    "eval_subject",
     "evaluate",
     "gate",
     "judge_from_verdicts",
     "outcome_results",
+    "read_eval_run",
     "render_card",
     "repeat_stability",
     "review_runs",

@@ -13,11 +13,7 @@ from typing import Any, ClassVar
 from evalkit.checks.reading import holds
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict, Ref
-from evalkit.io.errors import InputError
-
-
-class CheckError(InputError):
-    """A check that cannot run as configured (unknown primitive, missing or bad parameter)."""
+from evalkit.errors import CheckError
 
 
 class Check(ABC):

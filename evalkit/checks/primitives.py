@@ -17,10 +17,11 @@ from urllib.parse import urlparse
 
 import jsonschema
 
-from evalkit.checks.base import Check, CheckError
+from evalkit.checks.base import Check
 from evalkit.checks.reading import TRACE_ROOT, cite, places, text_of
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.errors import CheckError
 
 MAX_REFS = 3
 """Refs a verdict cites at most: the first places read, enough to re-check it by hand."""

@@ -9,7 +9,6 @@ so that ``resolve_ref`` resolves them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -17,13 +16,10 @@ from typing import Any
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.contracts.verdict import Ref
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.judge.grounding import contains, parse_path
+from evalkit.trace_paths import MISSING, contains, parse_path, step_into
 
 TRACE_ROOT = "$trace"
 """The ``obs`` a check's parameters use for the trace itself (a ref then cites the trace id)."""
-
-MISSING = object()
-"""What reading returns when the path is not present (distinct from an explicit ``null``)."""
 
 CITE_CHARS = 160
 """Longest cited value: a prefix of the serialization, which is still contained in it."""
@@ -40,17 +36,6 @@ def steps_of(path: str) -> tuple[str | int, ...]:
     return tuple(parse_path(path))
 
 
-def _step(value: Any, step: str | int) -> Any:
-    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
-        try:  # tool outputs are often JSON text; a path may go on into it
-            value = json.loads(value)
-        except ValueError:
-            return MISSING
-    if isinstance(step, int):
-        return value[step] if isinstance(value, list) and -len(value) <= step < len(value) else MISSING
-    return value.get(step, MISSING) if isinstance(value, dict) else MISSING
-
-
 def read(root: Trace | Observation, path: str) -> Any:
     """The value at ``path`` in a trace or observation, or :data:`MISSING`."""
     steps = steps_of(path)
@@ -65,7 +50,7 @@ def read(root: Trace | Observation, path: str) -> Any:
     if value is None and attr not in root.model_fields_set:
         return MISSING
     for step in steps[1:]:
-        value = _step(value, step)
+        value = step_into(value, step)
         if value is MISSING:
             return MISSING
     return value

@@ -16,7 +16,7 @@ from evalkit.checks.tree import DecisionCheck, ForkCount
 from evalkit.checks.variance import RepeatStability
 from evalkit.contracts.behavior_tree import BehaviorTree
 from evalkit.contracts.methodology import MethodologyFamily, MethodologyItem, MethodologyReview
-from evalkit.flow.named import AnyFlowGraph
+from evalkit.flow import AnyFlowGraph
 
 ITEMS: dict[str, tuple[MethodologyFamily, str, str]] = {
     "MR-1": ("decision-tree-fitness", "Forks that never or rarely fire", "behavior-tree + fork frequencies"),

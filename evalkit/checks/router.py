@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from evalkit.checks.base import Check, CheckError
+from evalkit.checks.base import Check
 from evalkit.checks.primitives import build_check
 from evalkit.contracts.matrix import (
     DETERMINISTIC_CHECK_METHODS,
@@ -23,6 +23,7 @@ from evalkit.contracts.matrix import (
 )
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict
+from evalkit.errors import CheckError, RoutingError
 
 Track = Literal["deterministic", "llm-judge", "hybrid"]
 """Where a criterion is decided."""
@@ -41,8 +42,6 @@ METHOD_TRACKS: Mapping[str, Track] = {
 _ID_IN_EVIDENCE = re.compile(r"^criterion ([A-Za-z0-9][\w.:-]*)\.")
 
 
-class RoutingError(CheckError):
-    """A criterion the router cannot place: unknown method, or code track without a check."""
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.calibration.correction import adjusted_wald_interval, rogan_gladen
-from evalkit.calibration.status import judge_status
+from evalkit.calibration import adjusted_wald_interval, judge_status, rogan_gladen
 from evalkit.checks.router import Outcome, RoutedCriterion
 from evalkit.contracts.scorecard import (
     ComponentScore,

@@ -16,7 +16,7 @@ from evalkit.checks.reading import cite, holds, places, text_of
 from evalkit.contracts.behavior_tree import BehaviorEdge, BehaviorNode, BehaviorTree, Scenario, ValueMatch
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import Ref
-from evalkit.judge.grounding import contains
+from evalkit.trace_paths import contains
 
 RARE_SHARE = 0.02
 """A fork taken by fewer than this share of the traces that reached its node is rare."""

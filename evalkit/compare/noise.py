@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.calibration import CorrectedRate, read_verdicts
+from evalkit.contract_files import read_models
 from evalkit.contracts.judge_run import JudgeRunRecord
 from evalkit.stats import z_value
-from evalkit.validation import read_models
 
 Repeat = tuple[str, str, int, str | None]
 """(criterion id, trace id, repeat, result or None for an error)."""

@@ -9,7 +9,7 @@ cell, and resolves a value whose name ends in ``_file`` or ``_path`` against the
 from __future__ import annotations
 
 import string
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -68,6 +68,42 @@ class AgentCommand(SnakeContract):
         return value
 
 
+REMEDY_PLACEHOLDERS = ("request", "response", "swing", "python")
+"""What a remedy command's arguments may name in braces: the change-request file to read, the response file
+to write, the swing number, and the Python interpreter running evalkit."""
+
+
+class EddSettings(SnakeContract):
+    """How the eval-driven-development loop asks for amendments (``evalkit edd run``; docs/edd.md)."""
+
+    remedy_command: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
+    """An argv (no shell) that reads the change request at ``{request}`` and writes its reply to ``{response}``."""
+    timeout_s: float = Field(default=600, gt=0)
+    remedy_target: Literal["agentspec", "impl"] = "agentspec"
+    """Where the change requests ask for the fix: the agent's definition or its implementation."""
+    variance_repeats: int = Field(default=5, ge=2, strict=True)
+    """Repeats per case in a variance swing (the seed's variance gate: N=5, max variance 0)."""
+
+    @field_validator("remedy_command")
+    @classmethod
+    def _needs_request_and_response(cls, value: list[str]) -> list[str]:
+        named: set[str] = set()
+        for i, arg in enumerate(value):
+            try:
+                fields = [f for _, f, _, _ in string.Formatter().parse(arg) if f is not None]
+            except ValueError as exc:
+                raise ValueError(f"remedy_command[{i}]: {exc} (write a literal brace as {{{{ or }}}})") from None
+            unknown = [f for f in fields if f not in REMEDY_PLACEHOLDERS]
+            if unknown:
+                raise ValueError(f"remedy_command[{i}]: unknown placeholder {{{unknown[0]}}}; "
+                                 f"known: {', '.join('{' + p + '}' for p in REMEDY_PLACEHOLDERS)}")
+            named.update(fields)
+        missing = [p for p in ("request", "response") if p not in named]
+        if missing:
+            raise ValueError(f"remedy_command: must name {' and '.join('{' + p + '}' for p in missing)}")
+        return value
+
+
 class Subject(SnakeContract):
     """One agent under evaluation and the inputs the notebooks read."""
 
@@ -90,6 +126,8 @@ class Subject(SnakeContract):
     """Only notebooks that run or calibrate a judge need it."""
     agent: AgentCommand | None = None
     """The agent as a command evalkit can run on the dataset's cases (``evalkit eval run``)."""
+    edd: EddSettings | None = None
+    """The remedy command the eval-driven-development loop hands its change requests to (``evalkit edd run``)."""
     seed: int = 0
     notebooks: list[Slug] = Field(min_length=1)
     parameters: dict[Slug, dict[ParameterName, Any]] = Field(default_factory=dict)

@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 
 from evalkit.contracts.flow import FlowEdgeKind, FlowGraph, FlowNode, UnthreadedOutput
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.errors import InputError
 from evalkit.flow.matching import ValueFinder
 from evalkit.flow.received import SEMANTICS, ReceivedText, Semantics
 from evalkit.flow.slots import (
@@ -171,9 +172,11 @@ def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
         than the whole build on long-context traces (hundreds of thousands of edges).
     """
     if min_thread_len < 1:
-        raise ValueError(f"min_thread_len must be at least 1, got {min_thread_len}")
+        raise InputError(f"min_thread_len must be at least 1, got {min_thread_len}; it is the shortest output "
+                         f"worth following (default {DEFAULT_MIN_THREAD_LEN})")
     if semantics not in SEMANTICS:
-        raise ValueError(f"semantics must be one of {', '.join(SEMANTICS)}, got {semantics!r}")
+        raise InputError(f"semantics must be one of {', '.join(SEMANTICS)}, got {semantics!r}; use 'received' "
+                         "unless the traces come from the mutagent reference method")
     received = ReceivedText() if semantics == "received" else None
     dispatch = frozenset(dispatch_tool_names)
     nodes: list[FlowNode] = []

@@ -11,6 +11,7 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalkit.errors import InputError
 from evalkit.flow.graph import time_layout, to_networkx
 from evalkit.flow.named import AnyFlowGraph
 from evalkit.io.atomic import atomic_write_bytes
@@ -172,7 +173,7 @@ def draw_flow(graph: AnyFlowGraph | nx.Graph, path: str | Path, *, title: str | 
     target = Path(path)
     fmt = _FORMATS.get(target.suffix.lower())
     if fmt is None:
-        raise ValueError(f"{target}: a drawing is written as .svg or .png")
+        raise InputError(f"{target}: a drawing is written as .svg or .png; give the file one of those suffixes")
     g = graph if isinstance(graph, nx.Graph) else to_networkx(graph)
     buffer = io.BytesIO()
     with rc_context({"svg.hashsalt": "evalkit-flow", "svg.fonttype": "none"}):

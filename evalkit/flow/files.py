@@ -32,6 +32,6 @@ def read_flow_graphs(path: str | Path) -> Iterator[FlowGraph]:
     Raises:
         InputError: a line that is not JSON or not a flow graph, as ``FILE:LINE: field.path: message``.
     """
-    from evalkit.validation import iter_models
+    from evalkit.contract_files import iter_models
 
     yield from iter_models(path, FlowGraph, fmt="jsonl")

@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from evalkit.errors import InputError
 from evalkit.flow.build import Edge, Flow
 from evalkit.flow.named import AnyFlowGraph, named_edges
 
@@ -46,11 +47,13 @@ def to_networkx(graph: AnyFlowGraph) -> nx.MultiDiGraph:
                    consumes=list(node.consumes), is_handoff=node.is_handoff,
                    unthreaded=unthreaded.pop(node.id, []), terminal=terminal.pop(node.id, []))
     if unthreaded:
-        raise ValueError(f"unthreaded output of node {next(iter(unthreaded))!r}, which is not in the graph")
+        raise InputError(f"unthreaded output of node {next(iter(unthreaded))!r}, which is not in the graph; "
+                         "the flow graph is inconsistent: rebuild it with `evalkit flow build`")
     for k, (source, target, slot, kind) in enumerate(_edges(graph)):
         for end in (source, target):
             if end not in g:
-                raise ValueError(f"edges[{k}]: node {end!r} is not in the graph")
+                raise InputError(f"edges[{k}]: node {end!r} is not in the graph; the flow graph is inconsistent: "
+                                 "rebuild it with `evalkit flow build`")
         g.add_edge(source, target, key=slot, slot=slot, kind=kind)
     return g
 
@@ -69,7 +72,7 @@ def _kept_names(graphs: list[AnyFlowGraph], max_names: int | None) -> set[str] |
     if max_names is None:
         return None
     if max_names < 1:
-        raise ValueError(f"max_names must be at least 1, got {max_names}")
+        raise InputError(f"max_names must be at least 1, got {max_names}; pass None to keep every name")
     traces: Counter[str] = Counter()
     observations: Counter[str] = Counter()
     flowing: Counter[str] = Counter()

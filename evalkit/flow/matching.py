@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import ahocorasick
 
+from evalkit.errors import InputError
+
 REUSE_MIN_PREFIX = 2048
 """A shared prefix shorter than this is rescanned: taking over its values would cost about as much."""
 
@@ -77,7 +79,8 @@ class ValueFinder:
             automaton = ahocorasick.Automaton()
             for vid, value in enumerate(values):
                 if not value:
-                    raise ValueError(f"values[{vid}]: an empty value occurs everywhere; it cannot be found")
+                    raise InputError(f"values[{vid}]: an empty value occurs everywhere; it cannot be found, "
+                                     "so leave empty values out before matching")
                 automaton.add_word(value, vid)
             automaton.make_automaton()
             self._automaton = automaton

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from evalkit.contracts.flow import FlowGraph
+from evalkit.errors import InputError
 from evalkit.flow.build import Flow
 
 AnyFlowGraph = Flow | FlowGraph
@@ -44,7 +45,8 @@ def named_edges(graph: AnyFlowGraph) -> set[NamedEdge]:
     for k, edge in enumerate(graph.edges):
         for end in (edge.from_, edge.to):
             if end not in by_id:
-                raise ValueError(f"edges[{k}]: node {end!r} is not one of the graph's nodes")
+                raise InputError(f"edges[{k}]: node {end!r} is not one of the graph's nodes; the flow graph is "
+                                 "inconsistent: rebuild it with `evalkit flow build`")
         named.add(NamedEdge(by_id[edge.from_], by_id[edge.to], edge.slot))
     return named
 
@@ -60,7 +62,8 @@ def edge_support(graphs: Iterable[AnyFlowGraph]) -> tuple[list[set[NamedEdge]], 
 
 def check_min_support(min_support: float) -> None:
     if not 0 < min_support <= 1:
-        raise ValueError(f"min_support must be in (0, 1], got {min_support}")
+        raise InputError(f"min_support must be in (0, 1], got {min_support}; it is the share of traces an "
+                         f"edge must appear in (default {DEFAULT_MIN_SUPPORT})")
 
 
 def modal_edges(support: Counter[NamedEdge], traces: int, min_support: float) -> list[NamedEdge]:

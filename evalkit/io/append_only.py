@@ -155,7 +155,7 @@ def read_store_records(path: str | Path, model: type[M]) -> StoreRead[M]:
     Raises:
         InputError: the first problem, as ``FILE:LINE: field.path: message``.
     """
-    from evalkit.validation import validate_value  # validation reads files through evalkit.io
+    from evalkit.contract_files import validate_value  # validation reads files through evalkit.io
 
     values, cut_off = read_store_lines(path)
     records = []

@@ -16,10 +16,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalkit.errors import CallError, FatalError, TransientError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.io.errors import InputError
 from evalkit.judge.output import parse_judge_output
-from evalkit.judge.providers.base import CallError, FatalError, Provider, ProviderReply, TransientError
+from evalkit.judge.providers.base import Provider, ProviderReply
 
 Sleep = Callable[[float], Awaitable[Any]]
 

@@ -10,8 +10,6 @@ the path, serialized and normalised the same way.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,8 +19,8 @@ from pydantic import ValidationError
 from evalkit.contracts.judge import JudgeSpec, Term
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict, Ref
-from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.render import trace_view
+from evalkit.trace_paths import MISSING, contains, normalize, parse_path, step_into
 
 if TYPE_CHECKING:
     from evalkit.judge.prompt import JudgePrompt
@@ -30,13 +28,6 @@ if TYPE_CHECKING:
 VERIFY_MARK = "[verify downgrade]"
 """Starts the note verification adds to a downgraded verdict's critique."""
 
-_SEGMENT = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-_MISSING = object()
-
-
-def normalize(text: str) -> str:
-    """Whitespace collapsed to single spaces, trimmed, lower-cased: how cited and cited-in text compare."""
-    return " ".join(text.split()).lower()
 
 
 @dataclass(frozen=True)
@@ -49,61 +40,6 @@ class RefResolution:
 
     def __bool__(self) -> bool:
         return self.resolved
-
-
-def parse_path(path: str) -> list[str | int]:
-    """``a.b[2].c`` as ``["a", "b", 2, "c"]``; an empty path (or ``.``) is the root.
-
-    Raises:
-        ValueError: the path is not dot segments and ``[n]`` indexes.
-    """
-    if path in ("", "."):
-        return []
-    steps: list[str | int] = []
-    at = 0
-    while at < len(path):
-        if path[at] == "." and steps:
-            at += 1
-        match = _SEGMENT.match(path, at)
-        if not match:
-            raise ValueError(f"path {path!r} is not dot segments and [n] indexes (at character {at})")
-        steps.append(match.group(1) if match.group(1) is not None else int(match.group(2)))
-        at = match.end()
-    return steps
-
-
-def _step(value: Any, step: str | int) -> Any:
-    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
-        try:  # tool outputs are often JSON text; a path may go on into it
-            value = json.loads(value)
-        except ValueError:
-            return _MISSING
-    if isinstance(step, int):
-        return value[step] if isinstance(value, list) and step < len(value) else _MISSING
-    return value.get(step, _MISSING) if isinstance(value, dict) else _MISSING
-
-
-def _texts(value: Any) -> list[str]:
-    """The serializations a cited value may be found in: the JSON text and every string inside."""
-    if isinstance(value, str):
-        return [value]
-    out = [compact_sorted_json(value)]
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-        elif isinstance(item, str):
-            out.append(item)
-    return out
-
-
-def contains(value: Any, cited: str) -> bool:
-    """Whether ``cited`` (normalised) is contained in ``value`` (serialized and normalised)."""
-    needle = normalize(cited)
-    return any(needle in normalize(text) for text in _texts(value))
 
 
 def _roots(trace: Trace, obs: str) -> tuple[list[Any], str]:
@@ -141,10 +77,10 @@ def resolve_ref(trace: Trace, ref: Ref) -> RefResolution:
     for root in roots:
         value = root
         for step in steps:
-            value = _step(value, step)
-            if value is _MISSING:
+            value = step_into(value, step)
+            if value is MISSING:
                 break
-        if value is _MISSING:
+        if value is MISSING:
             continue
         found_path = True
         if contains(value, ref.value):

@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from evalkit.contract_files import validation_problems
 from evalkit.contracts.judge import JudgeOutput
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io.errors import InputError
-from evalkit.validation import validation_problems
 
 _KINDS = ["factual-intent", "normative", "scope"]
 

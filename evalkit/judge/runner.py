@@ -27,13 +27,14 @@ from typing import Any
 import orjson
 
 from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.errors import FatalError
 from evalkit.io.canonical import canonical_line
 from evalkit.io.errors import InputError
 from evalkit.judge.cache import CachedReply, JudgeCache, key_maker
 from evalkit.judge.calls import CallOutcome, RetryPolicy, Sleep, judge_once, output_text
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.journal import append_lines, drop_cut_off_tail, iter_journal, journal_lock
-from evalkit.judge.providers.base import FatalError, Provider
+from evalkit.judge.providers.base import Provider
 from evalkit.judge.run_outputs import FinishedItems, JudgeRunSummary, record_line, sidecar_paths, verdict_obj
 
 Verify = Callable[[Any, CriterionVerdict], CriterionVerdict]

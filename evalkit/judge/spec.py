@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evalkit.contract_files import validate_value
 from evalkit.contracts.judge import JudgeSpec
 from evalkit.io.documents import read_records
 from evalkit.io.errors import InputError
-from evalkit.validation import validate_value
 
 
 def read_judge_specs(path: str | Path) -> list[JudgeSpec]:

@@ -6,7 +6,6 @@ embedded as JSON with ``<``, ``>`` and ``&`` escaped, so no text can close its s
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,23 +15,14 @@ from markupsafe import Markup
 from evalkit.contracts.summary import NotebookSummary, RunManifest
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.errors import InputError
+from evalkit.io.script_json import script_json
 from evalkit.report.numbers import readable
-from evalkit.report.summary import SUMMARY_FILE
+from evalkit.report.summary_builder import SUMMARY_FILE
 from evalkit.report.vega import vega_bundle
 
 MANIFEST_FILE = "run.json"
 INDEX_FILE = "index.html"
 NOTEBOOK_HTML = "notebook.html"
-
-_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
-                              "\u2028": "\\u2028", "\u2029": "\\u2029"})
-
-
-def script_json(value: Any) -> Markup:
-    """JSON that is safe inside a ``<script>`` element (cannot end it or open a comment)."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return Markup(text.translate(_SCRIPT_SAFE))
-
 
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -64,7 +54,7 @@ def _figures(folder: Path, summary: NotebookSummary | None) -> list[dict[str, An
 
 def render_report(run_dir: str | Path) -> str:
     """The HTML of a run's report (see :func:`write_report`)."""
-    from evalkit.validation import read_model
+    from evalkit.contract_files import read_model
 
     run = Path(run_dir)
     manifest_path = run / MANIFEST_FILE

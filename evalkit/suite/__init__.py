@@ -6,10 +6,10 @@ Case ids are content-derived and identical to the seed evaluator's; a suite grow
 errored ones included.
 """
 
+from evalkit.errors import AppendOnlyViolation, TooManyTuples
 from evalkit.suite.derive import Derived, derive_cases, input_prompt, outcomes_from_labels
-from evalkit.suite.expand import MAX_TUPLES, TooManyTuples, expand_tuples, uncovered_tuples
+from evalkit.suite.expand import MAX_TUPLES, expand_tuples, uncovered_tuples
 from evalkit.suite.files import (
-    AppendOnlyViolation,
     SuiteCheck,
     assert_append_only,
     check_dataset,

@@ -7,13 +7,12 @@ import math
 from collections.abc import Sequence
 
 from evalkit.contracts.dataset import Dimension
+from evalkit.errors import TooManyTuples
 
 MAX_TUPLES = 5000
 """The seed's cap on a cartesian expansion: past it the designer must narrow the dimensions."""
 
 
-class TooManyTuples(ValueError):
-    """The cartesian product of the dimensions is larger than the cap."""
 
 
 def expand_tuples(dimensions: Sequence[Dimension], *, cap: int = MAX_TUPLES) -> list[dict[str, str]]:

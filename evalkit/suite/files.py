@@ -10,16 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalkit.contract_files import read_model
 from evalkit.contracts.dataset import Dataset
+from evalkit.errors import AppendOnlyViolation
 from evalkit.io import InputError, atomic_write_text, canonical_dumps
 from evalkit.suite.ids import case_id
-from evalkit.validation import read_model
 
 _SHOWN_IDS = 20
 
 
-class AppendOnlyViolation(InputError):
-    """A write would drop or rewrite cases the suite file already has."""
 
 
 def read_dataset(path: str | Path) -> Dataset:

@@ -24,14 +24,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalkit.contract_files import read_model
 from evalkit.contracts.dataset import AgentRun, Case, RunStatus
 from evalkit.contracts.subject import AgentCommand
 from evalkit.contracts.trace import Trace
 from evalkit.io import InputError, atomic_write_text, canonical_dumps, canonical_line
-from evalkit.traces.formats import iter_traces
-from evalkit.traces.native import write_jsonl
-from evalkit.traces.report import ImportReport
-from evalkit.validation import read_model
+from evalkit.traces import ImportReport, iter_traces, write_jsonl
 
 BASIC_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
 """Variables every agent gets (when set): enough to find programs and decode text; nothing secret."""

@@ -153,7 +153,7 @@ def _located(traces: Iterator[Trace], file: str, fmt: TraceFormat, cursor: _Curs
     except InputError:
         raise
     except ValidationError as exc:
-        from evalkit.validation import validation_problems
+        from evalkit.contract_files import validation_problems
 
         path, msg = validation_problems(exc)[0]
         raise error(f"{msg} (in the trace built from this record)", path or None) from None

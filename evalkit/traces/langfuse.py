@@ -134,7 +134,7 @@ def _observation(sv: SourceValue, o: Any, path: str) -> Observation:
     try:
         return Observation.model_validate(fields)
     except ValidationError as exc:
-        from evalkit.validation import validation_problems
+        from evalkit.contract_files import validation_problems
 
         sub, msg = validation_problems(exc)[0]
         raise sv.error(msg, f"{path}.{sub}" if sub else path) from None
@@ -176,7 +176,7 @@ def _trace(sv: SourceValue, head: dict[str, Any], raw_obs: list[Any], scores: An
     try:
         return Trace.model_validate(fields)
     except ValidationError as exc:
-        from evalkit.validation import validation_problems
+        from evalkit.contract_files import validation_problems
 
         sub, msg = validation_problems(exc)[0]
         raise sv.error(msg, sub or None) from None

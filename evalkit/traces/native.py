@@ -36,7 +36,7 @@ def looks_like_native(value: Any) -> bool:
 
 def trace_from_value(sv: SourceValue) -> Trace:
     """Validate one native record, raising an InputError that names file, line and field."""
-    from evalkit.validation import validation_problems
+    from evalkit.contract_files import validation_problems
 
     try:
         with paused_gc():

@@ -11,7 +11,7 @@ import pytest
 from analysis_builders import make_trace, note
 
 from evalkit.analysis import append_annotations, read_store
-from evalkit.analysis.cli import add_analysis_parsers
+from evalkit.cli.analysis import add_analysis_parsers
 from evalkit.io.canonical import canonical_line
 from evalkit.io.errors import InputError
 from evalkit.io.strict_json import read_json_strict

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from evalkit.analysis import read_store
+from evalkit.contract_files import validate_file
 from evalkit.io.append_only import append_batch
 from evalkit.io.canonical import canonical_line
-from evalkit.validation import validate_file
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 

@@ -8,7 +8,7 @@ import json
 from analysis_builders import make_trace, note
 
 from evalkit.analysis import append_annotations, latest, read_store, read_taxonomy, write_review
-from evalkit.analysis.cli import add_analysis_parsers
+from evalkit.cli.analysis import add_analysis_parsers
 
 XSS = "<script>window.__xss=1</script><img src=x onerror=\"window.__xss=2\">"
 TAXONOMY = """subject: support-agent

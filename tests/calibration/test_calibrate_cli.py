@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from evalkit.calibration.cli import add_calibrate_parser
+from evalkit.cli.calibrate import add_calibrate_parser
 from evalkit.io.canonical import canonical_line
 from evalkit.io.errors import InputError
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from evalkit.calibration import calibrate_criteria, correct_observed_rate, corrected_pass_rate, observed_rate
-from evalkit.calibration.cli import add_calibrate_parser
+from evalkit.cli.calibrate import add_calibrate_parser
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io.canonical import canonical_line

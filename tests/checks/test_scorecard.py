@@ -18,10 +18,10 @@ from evalkit.checks import (
     score_traces,
     write_scorecard,
 )
+from evalkit.contract_files import read_model
 from evalkit.contracts.labels import ValidationResult
 from evalkit.contracts.scorecard import Scorecard
 from evalkit.stats import wilson_bounds
-from evalkit.validation import read_model
 
 from .conftest import make_trace
 from .test_router import ORDER_CHECK, criterion, matrix

@@ -16,6 +16,7 @@ from evalkit.checks import (
     review_runs,
 )
 from evalkit.checks.variance import case_of_metadata
+from evalkit.contract_files import read_model
 from evalkit.contracts.behavior_tree import BehaviorNode, BehaviorTree
 from evalkit.contracts.methodology import MethodologyReview
 from evalkit.contracts.trace import Trace
@@ -25,7 +26,6 @@ from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
 from evalkit.io.errors import InputError
 from evalkit.judge.grounding import resolve_ref
-from evalkit.validation import read_model
 
 from .conftest import make_trace
 

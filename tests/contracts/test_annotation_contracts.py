@@ -10,11 +10,11 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
+from evalkit.contract_files import validate_file
 from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 from evalkit.contracts.registry import CONTRACTS, kind_from_filename, kinds_matching
 from evalkit.io.canonical import canonical_line
 from evalkit.schema import contract_schema
-from evalkit.validation import validate_file
 
 ANNOTATION = {"traceId": "tr-0001", "annotator": "ana", "at": "2026-03-06T09:00:37.000Z", "label": "fail",
               "note": "Looked up the wrong order.", "modes": ["wrong-tool-args"], "firstFailingObs": "tr-0001-o02"}

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
+from evalkit.cli.flow import add_flow_parser
 from evalkit.contracts.trace import Trace
-from evalkit.flow.cli import add_flow_parser
 from evalkit.flow.files import read_flow_graphs
 from evalkit.io.errors import InputError
 from evalkit.traces import write_jsonl

@@ -3,7 +3,7 @@ import pytest
 from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow
 from evalkit.contracts.trace import Trace
 from evalkit.flow import aggregate_graph, build_flow_graph
-from evalkit.flow.summary import (
+from evalkit.flow.findings import (
     DROPPED,
     NO_VALUE,
     NOT_FOLLOWED,

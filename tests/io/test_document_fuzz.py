@@ -11,10 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evalkit.contract_files import validate_file
 from evalkit.io import InputError, canonical_dumps, canonical_line
 from evalkit.io.documents import read_records
 from evalkit.io.strict_json import loads_strict
-from evalkit.validation import validate_file
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                              HealthCheck.function_scoped_fixture])

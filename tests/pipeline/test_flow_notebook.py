@@ -34,7 +34,7 @@ def _run(subject_file, out) -> NotebookSummary:
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample")
-    subprocess.run([sys.executable, "-m", "evalkit.sample", "--out", str(out)], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "evalkit.sample_subject", "--out", str(out)], check=True, capture_output=True)
     return out
 
 

@@ -113,9 +113,8 @@ SHIPPED = {"00_overview", "01_error_analysis", "02_judge_calibration", "03_flow_
 def test_the_shipped_notebooks_are_the_ones_the_sample_runs():
     names = {p.stem for p in default_notebooks_dir().glob("*.ipynb")}
     assert names == SHIPPED
-    # the sample subject runs every shipped notebook but 05_edd, which reads a loop folder (evalkit edd run),
-    # and 04_scorecard (not in the sample subject yet)
-    assert set(NOTEBOOKS) == SHIPPED - {"04_scorecard", "05_edd"}
+    # the sample subject runs every shipped notebook but 05_edd, which reads a loop folder (evalkit edd run)
+    assert set(NOTEBOOKS) == SHIPPED - {"05_edd"}
     # `jupyter lab notebooks/` in a checkout opens the very files the package ships
     assert (ROOT / "notebooks").resolve() == default_notebooks_dir().resolve()
 

@@ -96,7 +96,7 @@ def test_tuple_key_sorts_names_and_ids_ignore_dict_order():
 
 
 def test_sample_dataset_ids_are_the_suite_ids():
-    from evalkit.sample.specs import build_dataset
+    from evalkit.sample_subject.specs import build_dataset
 
     for case in build_dataset(7).cases:
         assert case.id == case_id(case.tuple, case.query)

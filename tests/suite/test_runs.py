@@ -117,7 +117,7 @@ def test_agent_command_must_name_case_and_out():
 
 
 def _sample_subject(tmp_path, spec):
-    from evalkit.sample.specs import build_dataset
+    from evalkit.sample_subject.specs import build_dataset
     from evalkit.suite import write_dataset
 
     dataset = build_dataset(7)
@@ -127,7 +127,7 @@ def _sample_subject(tmp_path, spec):
     (tmp_path / "agent-spec.yaml").write_text(yaml.safe_dump(spec))
     subject = {"name": "support-agent", "traces": "traces.jsonl", "dataset": "dataset.json",
                "notebooks": ["00_overview"],
-               "agent": {"command": ["{python}", "-m", "evalkit.sample.agent_command", "--spec", "agent-spec.yaml",
+               "agent": {"command": ["{python}", "-m", "evalkit.sample_subject.agent_command", "--spec", "agent-spec.yaml",
                                      "--case", "{case}", "--repeat", "{repeat}", "--out", "{out}"],
                          "timeout_s": 60}}
     Subject.model_validate(subject)
@@ -136,7 +136,7 @@ def _sample_subject(tmp_path, spec):
 
 
 def test_the_sample_agent_runs_deterministically_and_resumes(tmp_path):
-    from evalkit.sample.agent_spec import default_spec
+    from evalkit.sample_subject.agent_spec import default_spec
 
     subject, picked = _sample_subject(tmp_path, default_spec(7).to_json_obj())
     a = run_subject(subject, tmp_path / "a", repeats=2)

@@ -2,9 +2,9 @@
 
 import pytest
 
-from evalkit.sample.agent import simulate_traces
-from evalkit.sample.agent_command import answer_case, main
-from evalkit.sample.agent_spec import AgentSpec, default_spec
+from evalkit.sample_subject.agent import simulate_traces
+from evalkit.sample_subject.agent_command import answer_case, main
+from evalkit.sample_subject.agent_spec import AgentSpec, default_spec
 from evalkit.suite import derive_cases
 
 
@@ -36,6 +36,6 @@ def test_the_spec_refuses_unknown_failure_modes_and_rates_outside_0_1():
 
 def test_bad_arguments_exit_2_with_the_usage(tmp_path, capsys):
     assert main(["--spec", "x.yaml", "--case"]) == 2
-    assert "usage: python -m evalkit.sample.agent_command" in capsys.readouterr().err
+    assert "usage: python -m evalkit.sample_subject.agent_command" in capsys.readouterr().err
     assert main(["--spec", str(tmp_path / "missing.yaml"), "--case", "c", "--out", "o"]) == 2
     assert "missing.yaml" in capsys.readouterr().err

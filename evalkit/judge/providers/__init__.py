@@ -12,15 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evalkit.judge.providers.base import (
-    CallError,
-    FatalError,
-    MissingCredential,
-    Provider,
-    ProviderError,
-    ProviderReply,
-    TransientError,
-)
+from evalkit.errors import CallError, FatalError, MissingCredential, ProviderError, TransientError
+from evalkit.judge.providers.base import Provider, ProviderReply
 from evalkit.judge.providers.fake import ScriptedProvider
 from evalkit.judge.providers.replay import CassetteRecorder, ReplayProvider
 

@@ -9,14 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.errors import TransientError
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.judge.providers.base import (
-    SCHEMA_NAME,
-    ProviderReply,
-    TransientError,
-    classify_status,
-    retry_after_seconds,
-)
+from evalkit.judge.providers.base import SCHEMA_NAME, ProviderReply, classify_status, retry_after_seconds
 
 DEFAULT_MAX_TOKENS = 4096
 """Messages API requires a cap; a verdict with its critique and refs fits well within it."""

@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from evalkit.errors import CallError, FatalError, ProviderError, TransientError
 from evalkit.io.canonical import compact_sorted_json
 
 StructuredMode = Literal["json_schema", "json_object", "prompt", "tool", "replay", "scripted"]
 """How the reply's shape was asked for: the provider's own mechanism, or the schema inline in the prompt."""
-
-TransientKind = Literal["rate-limit", "server", "connection", "timeout"]
 
 SCHEMA_NAME = "judge_output"
 """The name the schema is sent under (OpenAI ``json_schema.name``, Anthropic tool name)."""
@@ -32,31 +31,6 @@ class ProviderReply:
     mode: StructuredMode
     refused: int = 0
     """Requests made before this one whose structured-output mode the server refused (counted as calls)."""
-
-
-class ProviderError(Exception):
-    """A failed call, in words a user can act on."""
-
-
-class TransientError(ProviderError):
-    """A failure worth retrying; ``retry_after`` is the server's ``Retry-After`` in seconds, when it sent one."""
-
-    def __init__(self, message: str, *, kind: TransientKind, retry_after: float | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.retry_after = retry_after
-
-
-class CallError(ProviderError):
-    """This item's call cannot succeed as sent (HTTP 400, 413, 422): an error row, the run goes on."""
-
-
-class FatalError(ProviderError):
-    """No call can succeed (HTTP 401, 403, 404: credentials, model name, endpoint): the run stops."""
-
-
-class MissingCredential(ProviderError):
-    """The environment variable holding the provider's key is not set."""
 
 
 @runtime_checkable

@@ -18,13 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalkit.errors import CallError, ProviderError, TransientError
 from evalkit.judge.providers.base import (
     SCHEMA_NAME,
-    CallError,
-    ProviderError,
     ProviderReply,
     StructuredMode,
-    TransientError,
     classify_status,
     retry_after_seconds,
     with_inline_schema,

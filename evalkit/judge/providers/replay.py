@@ -6,7 +6,11 @@ A cassette is a JSONL file, one recorded call per line::
      "request": {"messages": [...], "model": "gpt-4o-mini", "schema": {...}, "temperature": 0}}
 
 The replay provider answers a prompt with the reply recorded for the same model, temperature, messages
-and schema; a prompt that was not recorded fails that item (never a made-up reply).
+and schema; a prompt that was not recorded fails that item (never a made-up reply). A compact cassette
+(the bundled sample's) holds each request's key and model instead of the request itself::
+
+    {"key": "<request_key(...)>", "model": "sim-judge-2026-01", "reply": {...}}
+
 :class:`CassetteRecorder` wraps a live provider and appends each reply it gets to a cassette.
 """
 
@@ -16,10 +20,11 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from evalkit.errors import CallError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.io.errors import InputError
 from evalkit.judge.journal import append_lines, iter_journal
-from evalkit.judge.providers.base import CallError, Provider, ProviderReply
+from evalkit.judge.providers.base import Provider, ProviderReply
 
 
 def request_key(model: str, temperature: float, messages: list[dict[str, str]], schema: dict[str, Any]) -> str:
@@ -51,10 +56,15 @@ class ReplayProvider:
         models: set[str] = set()
         for line, record in iter_journal(self.cassette):
             try:
-                request, reply = record["request"], record["reply"]
-                key = request_key(request["model"], request["temperature"], request["messages"],
-                                  request["schema"])
-                models.add(request["model"])
+                reply = record["reply"]
+                if "key" in record:  # the compact form: the request's key and model only
+                    key, model_name = record["key"], record["model"]
+                else:
+                    request = record["request"]
+                    key = request_key(request["model"], request["temperature"], request["messages"],
+                                      request["schema"])
+                    model_name = request["model"]
+                models.add(model_name)
                 self._replies[key] = ProviderReply(text=reply["text"], input_tokens=reply.get("inputTokens"),
                                                    output_tokens=reply.get("outputTokens"), mode="replay")
             except (KeyError, TypeError) as exc:

@@ -1,0 +1,282 @@
+"""``evalkit judge run | lint | prompt``: LLM judges run over traces, their verdicts checked, their prompts shown.
+
+Thin over :mod:`evalkit.judge`: the specs say what to judge, the flags (or the specs' pins) say which model
+judges it; the runner writes ``OUT`` (``criterion-verdict`` JSONL, what ``evalkit calibrate`` and a subject's
+``verdicts`` read unchanged) and ``OUT.runs.jsonl`` (one ``judge-run-record`` per call: tokens, cost, errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from evalkit.cli.judge_audit import add_audit_parser
+from evalkit.io.errors import InputError
+
+
+def _read_specs(paths: list[str]) -> list[Any]:
+    from evalkit.judge import read_judge_specs
+
+    specs: list[Any] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        for spec in read_judge_specs(path):
+            if spec.id in seen:
+                raise InputError(f"criterion {spec.id!r} already has a spec in {seen[spec.id]}", file=path,
+                                 line=spec.source[1], path="id")
+            seen[spec.id] = path
+            specs.append(spec)
+    return specs
+
+
+def _pin(args: argparse.Namespace, specs: list[Any]) -> Any:
+    """The judge to run: the flags, else the specs' one pin; specs pinning different judges need the flags."""
+    from evalkit.contracts.judge import JudgePin
+
+    pins = {(s.judge.provider, s.judge.model, s.judge.base_url) for s in specs if s.judge is not None}
+    if len(pins) > 1 and not (args.provider and args.model):
+        raise InputError(f"the specs pin {len(pins)} different judges ({', '.join(sorted(p[1] for p in pins))}): "
+                         "run them separately, or pass --provider and --model", path="--spec")
+    pin_provider, pin_model, pin_url = next(iter(pins)) if pins else (None, None, None)
+    provider = args.provider or pin_provider
+    same = provider == pin_provider  # a pin's model and server belong to its provider only
+    model = args.model or (pin_model if same else None)
+    base_url = args.base_url or (pin_url if same else None)
+    if provider is None:
+        raise InputError("no judge named: pass --provider (openai, anthropic or replay) and --model, or pin "
+                         "one in the spec (judge: {provider: ..., model: ...})", path="--provider")
+    if model is None:
+        if provider != "replay":
+            raise InputError(f"no model named for the {provider} judge: pass --model", path="--model")
+        model = "*"  # replay: the cassette's one model
+    return JudgePin(provider=provider, model=model, base_url=base_url)
+
+
+def _provider(args: argparse.Namespace, pin: Any) -> Any:
+    from evalkit.judge import make_provider
+
+    return make_provider(pin, base_url=args.base_url, cassette=args.cassette, timeout=args.timeout,
+                         record=args.record)
+
+
+def _traces(path: str, limit: int | None = None) -> list[Any]:
+    from itertools import islice
+
+    from evalkit.traces import iter_traces
+
+    traces = list(islice(iter_traces(path), limit))
+    if not traces:
+        raise InputError("no traces to judge", file=path)
+    return traces
+
+
+def _prompts(specs: list[Any], traces: list[Any], labels_path: str | None,
+             traces_by_id: dict[str, Any]) -> list[Any]:
+    from evalkit.judge import build_prompts
+
+    labels = None
+    if labels_path:
+        from evalkit.calibration import read_labels
+
+        labels = read_labels(labels_path)
+    return [prompt for spec in specs
+            for prompt in build_prompts(spec, traces, labels=labels, traces_by_id=traces_by_id)]
+
+
+def _criterion_lines(runs_path: Path) -> list[str]:
+    from evalkit.judge.run_report import judge_run_table
+
+    lines = []
+    for row in judge_run_table(runs_path):
+        cost = "unknown" if row["costUsd"] is None else f"${row['costUsd']:.4f}"
+        uncertain = "n/a" if row["uncertainRate"] is None else f"{row['uncertainRate']:.1%}"
+        lines.append(f"  {row['criterionId']}: {row['items']} items, {row['calls']} calls, {row['cached']} cached, "
+                     f"{row['errors']} errors, {uncertain} uncertain, tokens {row['inputTokens']} in / "
+                     f"{row['outputTokens']} out, cost {cost}")
+    return lines
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from evalkit.judge import JudgeCache, PriceTable, run_judge, verifier
+
+    specs = _read_specs(args.spec)
+    if args.criterion:
+        specs = [s for s in specs if s.id in set(args.criterion)]
+        missing = sorted(set(args.criterion) - {s.id for s in specs})
+        if missing:
+            raise InputError(f"no spec for criterion {', '.join(map(repr, missing))}", path="--criterion")
+    prices = PriceTable.load(args.prices)
+    provider = _provider(args, _pin(args, specs))  # credentials are checked here, before any work
+    traces = _traces(args.traces, args.limit)
+    by_id = {t.id: t for t in traces}
+    if args.labels or any(s.examples for s in specs):
+        by_id = {t.id: t for t in _traces(args.traces)}  # few-shot example traces may lie past --limit
+    prompts = _prompts(specs, traces, args.labels, by_id)
+    cache = JudgeCache(args.cache) if args.cache else None
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    try:
+        summary = run_judge(prompts, provider, out=Path(args.out), repeats=args.repeats,
+                            concurrency=args.concurrency, cache=cache, journal=args.journal,
+                            max_cost=args.max_cost, prices=prices, verify=verifier(by_id), progress=progress)
+    finally:
+        if cache is not None:
+            cache.close()
+    print(f"{len(specs)} criteria x {len(traces)} traces via {provider.name} {provider.model}: "
+          f"{summary.describe()}")
+    print("\n".join(_criterion_lines(summary.runs_path)))
+    print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}")
+    if summary.stopped:
+        print(f"stopped early: {summary.stopped}; rerun the same command to finish", file=sys.stderr)
+    return 1 if summary.errors or summary.not_run else 0
+
+
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from evalkit.io.documents import read_records
+    from evalkit.judge import lint_verdicts
+
+    records = read_records(args.verdicts, "jsonl")
+    by_id = {t.id: t for t in _traces(args.traces)}
+    problems = lint_verdicts([r.value for r in records], by_id)
+    for p in problems:
+        print(f"{args.verdicts}:{records[p.index].line}: {p.criterion_id} on {p.trace_id}: {p.field}: {p.message}")
+    print(f"{len(records)} verdicts, {len(problems)} grounding problems"
+          + (f" in {len({p.index for p in problems})} verdicts" if problems else ""),
+          file=sys.stderr if problems else sys.stdout)
+    return 1 if problems else 0
+
+
+def _cmd_prompt(args: argparse.Namespace) -> int:
+    from evalkit.io import canonical_dumps
+
+    specs = _read_specs(args.spec)
+    if args.criterion:
+        specs = [s for s in specs if s.id == args.criterion]
+        if not specs:
+            raise InputError(f"no spec for criterion {args.criterion!r}", path="--criterion")
+    by_id = {t.id: t for t in _traces(args.traces)}
+    if args.trace not in by_id:
+        raise InputError(f"trace {args.trace!r} is not in the traces", file=args.traces, path="--trace")
+    prompts = _prompts(specs, [by_id[args.trace]], args.labels, by_id)
+    if args.json:
+        sys.stdout.write(canonical_dumps([{"criterionId": p.criterion_id, "traceId": p.trace_id,
+                                           "digest": p.digest, "messages": list(p.messages), "schema": p.schema,
+                                           "preVerdict": p.pre_verdict.to_json_obj() if p.pre_verdict else None}
+                                          for p in prompts]))
+        return 0
+    for p in prompts:
+        print(f"=== {p.criterion_id} on {p.trace_id}  {p.digest}")
+        if p.pre_verdict is not None:
+            print("no call: a term is unbound, so this verdict is stored without asking the judge:")
+            print(canonical_dumps(p.pre_verdict.to_json_obj()), end="")
+            continue
+        for m in p.messages:
+            print(f"--- {m['role']}")
+            print(m["content"])
+    return 0
+
+
+def _catching_provider_errors(func: Any) -> Any:
+    """A missing key or a refusing provider: one line naming what to fix, exit 2 (nothing ran) or 1."""
+    def run(args: argparse.Namespace) -> int:
+        from evalkit.judge import MissingCredential, ProviderError
+
+        try:
+            return func(args)
+        except MissingCredential as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        except ProviderError as exc:
+            print(f"error: the judge refused the run: {exc}", file=sys.stderr)
+            return 1
+    return run
+
+
+_RUN_EPILOG = """\
+examples:
+  evalkit judge run --spec judges.yaml --traces traces.jsonl --out verdicts.jsonl \\
+      --provider openai --model gpt-4.1-mini --cache judge-cache.sqlite --max-cost 2
+  evalkit judge run --spec judges.yaml --traces traces.jsonl --out verdicts.jsonl \\
+      --provider openai --model smollm2 --base-url http://127.0.0.1:8080/v1   # any OpenAI-compatible server
+  evalkit judge run --spec judges.yaml --traces traces.jsonl --out verdicts.jsonl \\
+      --provider replay --cassette judge-cassette.jsonl                      # offline, recorded replies
+  evalkit calibrate --labels human-labels.jsonl --verdicts verdicts.jsonl
+
+Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY (a local server accepts any value). A rerun resumes
+from OUT.journal.jsonl; with --cache, replies already paid for are never asked again. Exit code 1 when
+an item ended in an error or was not run (budget), 2 when nothing ran.
+"""
+
+
+def add_judge_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``judge run``, ``judge lint`` and ``judge prompt`` to the ``evalkit`` command."""
+    judge = sub.add_parser("judge", help="run LLM judges over traces; lint verdicts; show a judge prompt",
+                           description="LLM judges from judge specs (YAML, one per criterion; see docs/judge.md).")
+    jsub = judge.add_subparsers(dest="judge_command", metavar="SUBCOMMAND", required=True)
+    formatter = argparse.RawDescriptionHelpFormatter
+
+    p = jsub.add_parser("run", help="judge every trace on every spec's criterion; write verdicts and run records",
+                        formatter_class=formatter, epilog=_RUN_EPILOG,
+                        description="Judge each trace on each spec's criterion and write OUT (criterion-verdict "
+                                    "JSONL, sorted, ready for `evalkit calibrate` and a subject's `verdicts`), "
+                                    "OUT.runs.jsonl (tokens, cost, attempts, errors per item) and the journal "
+                                    "OUT.journal.jsonl that a rerun resumes from. Each verdict's refs are "
+                                    "re-resolved against its trace; a pass or fail they do not support becomes "
+                                    "uncertain. Temperature is pinned to 0.")
+    p.add_argument("--spec", action="append", required=True, metavar="FILE",
+                   help="judge spec file (YAML); repeat for several files")
+    p.add_argument("--traces", required=True, metavar="FILE", help="the traces to judge (any format evalkit reads)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the verdicts file to write (JSONL)")
+    p.add_argument("--labels", metavar="FILE",
+                   help="human labels with splits: needed when a spec has few-shot examples (checked to be "
+                        "from the train split only)")
+    p.add_argument("--criterion", action="append", metavar="ID", help="judge only this criterion (repeatable)")
+    p.add_argument("--limit", type=int, metavar="N", help="judge only the first N traces of the file")
+    p.add_argument("--provider", choices=("openai", "anthropic", "replay"),
+                   help="overrides the specs' pin: openai (also any OpenAI-compatible server with --base-url), "
+                        "anthropic, or replay (a cassette, offline)")
+    p.add_argument("--model", help="the model id, as the provider names it (overrides the specs' pin)")
+    p.add_argument("--base-url", metavar="URL", help="an OpenAI- or Anthropic-compatible server, e.g. "
+                                                     "http://127.0.0.1:8080/v1 for llama.cpp, vLLM or Ollama")
+    p.add_argument("--cassette", metavar="FILE", help="with --provider replay: the recorded replies (JSONL)")
+    p.add_argument("--record", metavar="FILE", help="append every live reply to this cassette, to replay later")
+    p.add_argument("--concurrency", type=int, default=16, metavar="N", help="calls in flight at most (default 16)")
+    p.add_argument("--repeats", type=int, default=1, metavar="N",
+                   help="judge each item N times; the verdicts file gets the majority verdict and "
+                        "OUT.repeats.jsonl the spread (default 1)")
+    p.add_argument("--cache", metavar="FILE", help="SQLite reply cache: a rerun of an unchanged prompt makes no call")
+    p.add_argument("--journal", metavar="FILE", help="the journal to resume from (default OUT.journal.jsonl)")
+    p.add_argument("--max-cost", type=float, metavar="USD",
+                   help="stop starting calls once this much is spent (needs the model's price)")
+    p.add_argument("--prices", metavar="FILE",
+                   help="price table to add to the built-in one (YAML: models: {MODEL: {input: USD, output: USD}} "
+                        "per million tokens); a model without a price has an unknown cost, never 0")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per call (default 60)")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on stderr (default: when stderr is a terminal)")
+    p.set_defaults(func=_catching_provider_errors(_cmd_run))
+
+    p = jsub.add_parser("lint", help="grounding problems in a verdicts file: unrouted abstains, missing or dead refs",
+                        description="Check each verdict against its trace: an uncertain verdict without blockedBy, "
+                                    "a pass or fail with no ref, a ref that does not resolve (and why), a verdict "
+                                    "whose trace is missing. One line per problem, FILE:LINE first; exit 1 when "
+                                    "there are any.")
+    p.add_argument("verdicts", metavar="VERDICTS", help="criterion-verdict JSONL (from any tool)")
+    p.add_argument("--traces", required=True, metavar="FILE", help="the traces the verdicts are about")
+    p.set_defaults(func=_cmd_lint)
+
+    p = jsub.add_parser("prompt", help="show exactly what the judge would be sent for one trace",
+                        description="Print the messages (system, then user) each spec would send for the trace, "
+                                    "with the prompt digest the run records; or, when a term of the spec is "
+                                    "unbound in the trace, the verdict stored without a call. No call is made.")
+    p.add_argument("--spec", action="append", required=True, metavar="FILE", help="judge spec file (repeatable)")
+    p.add_argument("--trace", required=True, metavar="ID", help="the trace id")
+    p.add_argument("--traces", required=True, metavar="FILE", help="the traces file holding it")
+    p.add_argument("--criterion", metavar="ID", help="only this spec (default: every spec in the files)")
+    p.add_argument("--labels", metavar="FILE", help="human labels: needed when a spec has few-shot examples")
+    p.add_argument("--json", action="store_true",
+                   help="print the request bodies as JSON (messages, schema, digest) instead of text")
+    p.set_defaults(func=_cmd_prompt)
+
+    add_audit_parser(jsub)  # `judge audit`: evalkit/cli/judge_audit.py

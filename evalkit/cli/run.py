@@ -1,0 +1,52 @@
+"""``evalkit run`` and ``evalkit report``: a subject's notebooks executed, and the HTML report written."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from evalkit.pipeline import load_subject, run_subject
+
+    out = args.out
+    if out is None:
+        name = load_subject(args.subject).subject.name
+        stamp = "".join(ch if ch.isalnum() else "-" for ch in args.at) if args.at else "latest"
+        out = str(Path("reports") / name / stamp)
+    manifest = run_subject(args.subject, out, only=args.only, at=args.at, notebooks_dir=args.notebooks)
+    failed = [n for n in manifest.notebooks if n.status != "ok"]
+    print(f"report: {Path(out) / 'index.html'}")
+    if failed:
+        print(f"{len(failed)} of {len(manifest.notebooks)} notebook(s) failed", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from evalkit.report import write_report
+
+    print(f"report: {write_report(args.run_dir)}")
+    return 0
+
+
+def add_run_parsers(sub: argparse._SubParsersAction) -> None:
+    """Add ``run`` and ``report`` to the ``evalkit`` command."""
+    p = sub.add_parser("run", help="run a subject's notebooks with papermill and write the report",
+                       description="Execute the subject's notebooks (papermill, this Python's kernel), one "
+                                   "folder per notebook, then write RUN_DIR/index.html. A failing notebook is "
+                                   "reported with its cell; the others still run; the exit code is then 1.")
+    p.add_argument("subject", metavar="SUBJECT.yaml")
+    p.add_argument("--out", metavar="DIR", help="run folder (default: reports/<subject>/<at or 'latest'>)")
+    p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks")
+    p.add_argument("--at", metavar="TIMESTAMP",
+                   help="the run's timestamp, recorded as given (default: none is recorded)")
+    p.add_argument("--notebooks", metavar="DIR", help="notebook folder (default: the ones shipped with evalkit)")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser("report", help="(re)write RUN_DIR/index.html from a run folder",
+                       description="Render the self-contained HTML report of a run folder.")
+    p.add_argument("run_dir", metavar="RUN_DIR")
+    p.set_defaults(func=_cmd_report)

@@ -1,0 +1,125 @@
+"""Every error evalkit raises on purpose, in one place, each saying what to do next.
+
+Two families. :class:`InputError` and its kinds are about what the user gave evalkit (a file, an
+option, a check's parameters): they name the file, the line or record and the field, and the command
+line prints them as ``FILE[:LINE]: field.path: message`` with exit code 1. The others
+(:class:`TestSetAlreadyMeasured`, :class:`SampleContractError`) refuse an action that would spoil a
+measurement or reveal a bug in evalkit itself. :class:`ProviderError` and its kinds are a judge
+provider's failed calls, sorted by what the runner does next. Each docstring says what to do.
+
+This module imports nothing from the rest of evalkit but the base error, so any layer may raise these.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from evalkit.io.errors import InputError
+
+
+class CheckError(InputError):
+    """A code check that cannot run as configured: unknown primitive, missing or bad parameter.
+
+    What to do: fix the check's parameters in the eval matrix at the field named; ``evalkit validate``
+    on the matrix and ``docs/checks.md`` list the primitives and their parameters.
+    """
+
+
+class RoutingError(CheckError):
+    """A criterion the router cannot place: unknown check method, a code track without a check, an id used twice.
+
+    What to do: give the criterion a known ``checkMethod`` (and a ``check`` when it is a code check),
+    or rename the duplicate id, in the eval matrix.
+    """
+
+
+class AppendOnlyViolation(InputError):
+    """A write would drop or rewrite cases the suite file already has, or lower its version.
+
+    What to do: add cases instead of editing them; to retire a case, give the suite a new version
+    (a new file) rather than rewriting history that measurements refer to.
+    """
+
+
+class TooManyTuples(InputError):
+    """The cartesian product of a suite's dimensions is larger than the cap (the count is in the message).
+
+    What to do: narrow the dimensions (fewer values, or fewer dimensions crossed at once), or pass a
+    larger ``cap`` deliberately when every tuple really is wanted.
+    """
+
+
+class TestSetAlreadyMeasured(RuntimeError):
+    """The test split was already measured for this criterion and judge prompt.
+
+    What to do: report the measurement already in the ledger; to measure again honestly, change the
+    judge (a new prompt digest) or label a fresh test split, and iterate on the dev split meanwhile.
+    """
+
+    __test__ = False  # not a pytest test class
+
+
+class SampleContractError(RuntimeError):
+    """A generated sample file does not satisfy its contract: a bug in the generator, never in user input.
+
+    What to do: fix the generator in ``evalkit/sample_subject/`` (the message names the file, record
+    and contract), then regenerate with ``python -m evalkit.sample_subject``.
+    """
+
+
+TransientKind = Literal["rate-limit", "server", "connection", "timeout"]
+
+
+class ProviderError(Exception):
+    """A judge provider's call failed, in words a user can act on (the kinds below say what to do)."""
+
+
+class TransientError(ProviderError):
+    """A failure worth retrying (429, 5xx, connection, timeout); ``retry_after`` is the server's ``Retry-After``.
+
+    What to do: nothing; the runner retries with backoff. If it keeps happening, lower the concurrency
+    or run again later: finished calls are cached, so a rerun only pays for the rest.
+    """
+
+    def __init__(self, message: str, *, kind: TransientKind, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.retry_after = retry_after
+
+
+class CallError(ProviderError):
+    """This item's call cannot succeed as sent (HTTP 400, 413, 422): an error row, the run goes on.
+
+    What to do: read the error row; usually the trace is too long for the model or the prompt was refused.
+    """
+
+
+class FatalError(ProviderError):
+    """No call can succeed (HTTP 401, 403, 404): the run stops before the next call.
+
+    What to do: check the API key, the model name and the base URL in the judge's pin.
+    """
+
+
+class MissingCredential(ProviderError):
+    """The environment variable holding the provider's key is not set.
+
+    What to do: export the variable the message names, or replay recorded calls instead.
+    """
+
+
+__all__ = [
+    "AppendOnlyViolation",
+    "CallError",
+    "CheckError",
+    "FatalError",
+    "InputError",
+    "MissingCredential",
+    "ProviderError",
+    "RoutingError",
+    "SampleContractError",
+    "TestSetAlreadyMeasured",
+    "TooManyTuples",
+    "TransientError",
+    "TransientKind",
+]

@@ -1,0 +1,28 @@
+"""JSON embedded in an HTML ``<script>`` element: shared by the report and the review page.
+
+Text taken from traces can hold ``</script>`` or ``<!--``; escaping ``<``, ``>`` and ``&`` (and the two
+line separators JavaScript treats as line breaks) means no value can end the script block early.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from markupsafe import Markup
+
+_SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
+                              "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def script_json(value: Any) -> Markup:
+    """JSON that is safe inside a ``<script>`` element (cannot end it or open a comment).
+
+    Args:
+        value: any JSON-serialisable value.
+
+    Returns:
+        Compact JSON with sorted keys, marked safe for Jinja so it is not escaped twice.
+    """
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return Markup(text.translate(_SCRIPT_SAFE))

@@ -1,0 +1,39 @@
+"""The bundled sample subject: a simulated support agent with failures injected at known rates.
+
+``python -m evalkit.sample_subject`` writes it to ``data/sample/``; the same seed always gives the same bytes.
+The names below load on first use, so the runnable agent (``python -m evalkit.sample_subject.agent_command``,
+run once per case) does not import the whole generator.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES = {
+    "DEFAULT_SEED": "evalkit.sample_subject.catalog",
+    "DEFAULT_TRACE_COUNT": "evalkit.sample_subject.catalog",
+    "SampleContractError": "evalkit.errors",
+    "SampleFile": "evalkit.sample_subject.generate",
+    "build_sample": "evalkit.sample_subject.generate",
+    "write_sample": "evalkit.sample_subject.generate",
+}
+
+__all__ = [
+    "DEFAULT_SEED",
+    "DEFAULT_TRACE_COUNT",
+    "SampleContractError",
+    "SampleFile",
+    "build_sample",
+    "write_sample",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'evalkit.sample_subject' has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOMES[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

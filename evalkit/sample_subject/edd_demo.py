@@ -1,0 +1,90 @@
+"""A scratch copy of the sample subject, ready for the EDD loop (``evalkit edd run``).
+
+``python -m evalkit.sample_subject.edd_demo DEST [--from data/sample] [--factor F]`` copies the sample
+to ``DEST`` (the loop amends the copy's ``agent-spec.yaml``, never the bundled sample) and makes it
+loop-ready offline:
+
+- the eval matrix's code criteria get their checks, and the two cross-ref criteria (is a tool's result in
+  the input of ``respond``?) become code checks (``ref-integrity`` on the SKU and KB article ids), so four
+  of the six criteria are decided without a judge; the two judged ones are skipped (the card says so);
+- the subject gets ``edd:`` naming :mod:`evalkit.sample_subject.remedy` as its remedy command
+  (``--factor 0`` turns a failure mode off: the loop converges; ``--factor 1`` never helps: it stops on
+  the no-improvement streak).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import yaml
+
+from evalkit.io import atomic_write_text
+
+CHECKS = {
+    "order-id-matches": {"primitive": "string-equality", "params": {
+        "actual": {"obs": "order_lookup", "path": "input.order_id"},
+        "expected": {"obs": "$trace", "path": "input", "pattern": r"ORD-\d{4}-\d{6}"},
+        "when": {"obs": "$trace", "path": "input", "value": "ORD-"}}},  # only when the customer named an order
+    "order-result-threaded": {"primitive": "ref-integrity", "params": {
+        "target": {"obs": "order_lookup", "path": "output"}, "source": {"obs": "respond", "path": "input"},
+        "pattern": r"SKU-\d+"}},
+    "kb-result-threaded": {"primitive": "ref-integrity", "params": {
+        "target": {"obs": "kb_search", "path": "output"}, "source": {"obs": "respond", "path": "input"},
+        "pattern": r"KB-\d+"}},
+    "billing-handoff-complete": {"primitive": "presence", "params": {
+        "obs": "dispatch_billing_agent", "path": "input.context.disputed_amount", "min": 1, "max": 1,
+        "when": {"obs": "dispatch_billing_agent", "path": "name", "value": "dispatch_billing_agent"}}},
+}
+"""Code checks for the sample's criteria that code can decide, by criterion id."""
+
+
+def _criterion_id(criterion: dict) -> str | None:
+    source = str(criterion.get("evidenceSource", ""))
+    return criterion.get("criterionId") or (source.split(".")[0].removeprefix("criterion ") if source else None)
+
+
+def prepare(source: str | Path, dest: str | Path, *, factor: float = 0.0, timeout_s: float = 60) -> Path:
+    """Copy the sample to ``dest`` and make it loop-ready; returns the copy's subject file."""
+    dest = Path(dest)
+    shutil.copytree(source, dest, dirs_exist_ok=True)
+    matrix_file = dest / "eval-matrix.yaml"
+    matrix = yaml.safe_load(matrix_file.read_text(encoding="utf-8"))
+    for component in matrix["components"]:
+        for criterion in component["criteria"]:
+            check = CHECKS.get(_criterion_id(criterion) or "")
+            if check is not None:
+                criterion["check"] = check
+                criterion["checkMethod"] = "deterministic-script"
+    atomic_write_text(matrix_file, yaml.safe_dump(matrix, sort_keys=True, allow_unicode=True))
+    subject_file = dest / "subject.yaml"
+    subject = yaml.safe_load(subject_file.read_text(encoding="utf-8"))
+    subject["edd"] = {"remedy_command": ["{python}", "-m", "evalkit.sample_subject.remedy", "--spec", "agent-spec.yaml",
+                                         "--matrix", "eval-matrix.yaml", "--request", "{request}",
+                                         "--response", "{response}", "--factor", f"{factor:g}"],
+                      "timeout_s": timeout_s}
+    atomic_write_text(subject_file, yaml.safe_dump(subject, sort_keys=False, allow_unicode=True))
+    return subject_file
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Prepare the copy and print the command that runs the loop on it."""
+    parser = argparse.ArgumentParser(prog="python -m evalkit.sample_subject.edd_demo",
+                                     description="Copy the sample subject and make it ready for evalkit edd run.")
+    parser.add_argument("dest")
+    parser.add_argument("--from", dest="source", default="data/sample", help="the sample folder (default data/sample)")
+    parser.add_argument("--factor", type=float, default=0.0,
+                        help="what the scripted remedy leaves of a failure rate (0 converges, 1 never helps)")
+    args = parser.parse_args(argv)
+    if not Path(args.source, "subject.yaml").is_file():
+        parser.error(f"{args.source}: no subject.yaml (give the sample folder with --from)")
+    subject = prepare(args.source, args.dest, factor=args.factor)
+    print(f"ready: evalkit edd run {subject} --out {Path(args.dest) / 'edd'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

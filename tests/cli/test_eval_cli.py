@@ -1,0 +1,95 @@
+"""`evalkit eval run` and `evalkit scorecard`: files written, the gate, skipped judges said, byte-identical reruns."""
+
+from __future__ import annotations
+
+import json
+
+from evalkit.checks.eval_run import FILES, eval_subject, read_eval_run
+from evalkit.cli.main import main
+from evalkit.judge.providers import ScriptedProvider
+from tests.cli.conftest import with_judge_spec
+
+
+def _bytes(folder):
+    return {name: (folder / name).read_bytes() for name in FILES}
+
+
+def test_eval_run_writes_the_folder_gates_and_reruns_byte_identically(shop, tmp_path, capsys):
+    out = tmp_path / "eval"
+    assert main(["eval", "run", str(shop), "--out", str(out), "--concurrency", "3"]) == 0
+    printed = capsys.readouterr()
+    assert "SCORECARD shop-bot" in printed.out and "FAIL" in printed.out
+    assert "3 ok (0 reused" in printed.err
+    for name in FILES:
+        assert (out / name).is_file(), name
+    card = json.loads((out / "scorecard.json").read_text())
+    by_id = {c["componentId"]: c for c in card["components"]}
+    assert by_id["C1"]["verdict"] == "fail"                      # the "typo" case looked up the wrong order
+    crit = by_id["C1"]["criteria"][0]
+    assert crit["counts"]["passed"] == 2 and crit["counts"]["failed"] == 1
+    assert [t.endswith("-r1") for t in crit["failingTraces"]] == [True]
+    polite = by_id["C2"]["criteria"][0]
+    assert polite["counts"]["skipped"] == 3 and by_id["C2"]["verdict"] == "pass"
+    assert "1 judge criteria skipped: no judge spec in subject" in card["warnings"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["runs"] == {"ok": 3, "error": 0, "timeout": 0} and manifest["judge"] is None
+    assert {i["field"] for i in manifest["inputs"]} >= {"dataset", "eval_matrix"}
+    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert len(verdicts) == 3 and {v["criterionId"] for v in verdicts} == {"order-id-matches"}
+
+    first = _bytes(out)
+    assert main(["eval", "run", str(shop), "--out", str(out), "--gate"]) == 3   # the card fails the gate
+    assert "3 reused" in capsys.readouterr().err
+    assert _bytes(out) == first
+
+
+def test_eval_run_on_a_subject_without_agent_is_a_located_error(shop, tmp_path, capsys):
+    shop.write_text(shop.read_text().replace("agent:", "old_agent:"))
+    assert main(["eval", "run", str(shop), "--out", str(tmp_path / "x")]) == 1
+    assert "subject.yaml" in capsys.readouterr().err
+
+
+def test_judge_criteria_are_judged_in_one_batch_with_the_subjects_specs(shop, tmp_path):
+    subject = with_judge_spec(shop)
+
+    def script(messages, schema, index):
+        rude = "typo" in messages[1]["content"]
+        ref = {"obs": "respond", "path": "name", "value": "respond"}     # grounded: the verifier keeps it
+        return json.dumps({"critique": "Read the reply.", "refs": [ref], "assumptions": [],
+                           "result": "fail" if rude else "pass", "confidence": 0.9, "blockedBy": None})
+
+    provider = ScriptedProvider(script)
+    run = eval_subject(subject, tmp_path / "eval", concurrency=3, provider=provider)
+    assert len(provider.calls) == 3 and run.judged_pairs == 3
+    c2 = next(c for c in run.scorecard.components if c.component_id == "C2")
+    assert c2.verdict == "fail" and c2.criteria[0].counts.failed == 1 and c2.criteria[0].counts.skipped == 0
+    assert (tmp_path / "eval" / "judge" / "verdicts.jsonl").is_file()
+    card, traces, verdicts, manifest = read_eval_run(tmp_path / "eval")
+    assert len(traces) == 3 and len(verdicts) == 6 and manifest["judge"]["criteria"] == ["polite"]
+
+    again = ScriptedProvider(script)                      # the journal answers a rerun: no new calls
+    eval_subject(subject, tmp_path / "eval", concurrency=3, provider=again)
+    assert again.calls == []
+
+
+def test_scorecard_command_writes_and_shows_the_card(shop, tmp_path, capsys):
+    out = tmp_path / "eval"
+    main(["eval", "run", str(shop), "--out", str(out)])
+    capsys.readouterr()
+    matrix, traces, card_file = shop.parent / "matrix.yaml", out / "traces.jsonl", tmp_path / "card.json"
+    assert main(["scorecard", str(matrix), str(traces), "--only", "deterministic", "--out", str(card_file)]) == 0
+    shown = capsys.readouterr().out
+    assert "C1 order_lookup" in shown and "C2 respond" not in shown       # other tracks left off the card
+    assert max(len(line) for line in shown.splitlines() if line.startswith("|")) == 60
+    assert main(["scorecard", "show", str(card_file)]) == 0
+    assert capsys.readouterr().out.splitlines() == shown.splitlines()[:-1]   # less the "scorecard: F" line
+    assert main(["scorecard", "show", str(card_file), "--gate"]) == 3
+
+    polite = tmp_path / "polite.jsonl"
+    ids = [json.loads(line)["id"] for line in traces.read_text().splitlines()]
+    polite.write_text("".join(json.dumps({"criterionId": "polite", "traceId": t, "result": "pass",
+                                          "confidence": 0.9, "critique": "fine"}) + "\n" for t in ids))
+    assert main(["scorecard", str(matrix), str(traces), "--verdicts", str(polite)]) == 0
+    assert "C2 respond" in (shown := capsys.readouterr().out) and "PASS" in shown.split("C2 respond")[1][:60]
+    assert main(["scorecard", "show"]) == 1
+    assert "scorecard show needs" in capsys.readouterr().err
