@@ -66,6 +66,9 @@ def prepare(source: str | Path, dest: str | Path, *, factor: float = 0.0, timeou
                                          "--matrix", "eval-matrix.yaml", "--request", "{request}",
                                          "--response", "{response}", "--factor", f"{factor:g}"],
                       "timeout_s": timeout_s}
+    # The loop's report: notebook 05 reads the folder `evalkit edd run ... --out DEST/edd` writes.
+    subject["notebooks"] = [*subject["notebooks"], "05_edd"]
+    subject.setdefault("parameters", {})["05_edd"] = {"edd_run_path": "edd"}
     atomic_write_text(subject_file, yaml.safe_dump(subject, sort_keys=False, allow_unicode=True))
     return subject_file
 
@@ -83,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"{args.source}: no subject.yaml (give the sample folder with --from)")
     subject = prepare(args.source, args.dest, factor=args.factor)
     print(f"ready: evalkit edd run {subject} --out {Path(args.dest) / 'edd'}")
+    print(f"then:  evalkit run {subject} --only 05_edd --out {Path(args.dest) / 'report'}")
     return 0
 
 
