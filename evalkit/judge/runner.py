@@ -17,6 +17,7 @@ verdicts (``criterion-verdict``), ``OUT.runs.jsonl`` one ``judge-run-record`` pe
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -358,7 +359,14 @@ def run_judge(prompts: Iterable[Any], provider: Provider, **kwargs: Any) -> Judg
         finally:
             await provider.aclose()
 
-    return asyncio.run(main())
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(main())
+    # Called where an event loop already runs in this thread (a Jupyter cell, a notebook executed in
+    # process): asyncio.run would refuse, so the run gets a loop of its own on a worker thread.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-judge") as pool:
+        return pool.submit(asyncio.run, main()).result()
 
 
 __all__ = ["JudgeRunSummary", "run_judge", "run_prompts", "sidecar_paths", "verdict_obj"]

@@ -38,6 +38,14 @@ def server():
     s.stop()
 
 
+def _run_on_own_loop(coro):
+    """asyncio.run on a worker thread: the session's Playwright browser keeps a loop running in this one."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def _openai(server, **kw):
     return make_provider(JudgePin(provider="openai", model="gpt-4o-mini"), base_url=server.url + "/v1", **kw)
 
@@ -106,7 +114,7 @@ def test_a_plain_500_is_retried_not_taken_for_a_refusal(keys, server):
             await provider.aclose()
 
     with pytest.raises(TransientError) as info:
-        asyncio.run(once())
+        _run_on_own_loop(once())
     assert info.value.kind == "server"
     assert len(server.requests) == 1  # the SDK's own retries are off
     assert isinstance(provider, OpenAIProvider) and provider.mode == "json_schema"
