@@ -11,7 +11,13 @@ from typing import Any
 
 from evalkit.errors import TransientError
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.judge.providers.base import SCHEMA_NAME, ProviderReply, classify_status, retry_after_seconds
+from evalkit.judge.providers.base import (
+    SCHEMA_NAME,
+    ProviderReply,
+    classify_status,
+    error_message,
+    retry_after_seconds,
+)
 
 DEFAULT_MAX_TOKENS = 4096
 """Messages API requires a cap; a verdict with its critique and refs fits well within it."""
@@ -64,7 +70,7 @@ class AnthropicProvider:
         except anthropic.APIConnectionError as exc:
             raise TransientError(f"connection failed: {exc}", kind="connection") from None
         except anthropic.APIStatusError as exc:
-            raise classify_status(exc.status_code, _message(exc),
+            raise classify_status(exc.status_code, error_message(exc),
                                   retry_after_seconds(exc.response.headers)) from None
         except (anthropic.APIResponseValidationError, ValueError) as exc:
             raise TransientError(f"unreadable response body: {exc}", kind="server") from None
@@ -73,15 +79,6 @@ class AnthropicProvider:
     async def aclose(self) -> None:
         """Close the SDK's HTTP client."""
         await self._client.close()
-
-
-def _message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    return str(getattr(exc, "message", exc))
 
 
 def _reply(response: Any) -> ProviderReply:

@@ -86,6 +86,16 @@ def retry_after_seconds(headers: Any) -> float | None:
         return None  # an HTTP date: rare from model APIs; the runner's backoff applies
 
 
+def error_message(exc: Any) -> str:
+    """The server's own words from an SDK's status error (``{"error": {"message": ...}}``), else its text."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(getattr(exc, "message", exc))
+
+
 def classify_status(status: int, message: str, retry_after: float | None) -> ProviderError:
     """The error kind for an HTTP status, as the runner should treat it."""
     if status == 429:

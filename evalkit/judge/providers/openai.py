@@ -24,6 +24,7 @@ from evalkit.judge.providers.base import (
     ProviderReply,
     StructuredMode,
     classify_status,
+    error_message,
     retry_after_seconds,
     with_inline_schema,
 )
@@ -109,7 +110,7 @@ class OpenAIProvider:
             except openai.APIConnectionError as exc:
                 raise TransientError(f"connection failed: {exc}", kind="connection") from None
             except openai.APIStatusError as exc:
-                message = _message(exc)
+                message = error_message(exc)
                 used = self.modes.index(mode)
                 if _refuses_mode(exc.status_code, message) and used + 1 < len(self.modes):
                     # Calls in flight may all be refused at once: step down from the mode this call used.
@@ -125,15 +126,6 @@ class OpenAIProvider:
     async def aclose(self) -> None:
         """Close the SDK's HTTP client."""
         await self._client.close()
-
-
-def _message(exc: Any) -> str:
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and inner.get("message"):
-            return str(inner["message"])
-    return str(getattr(exc, "message", exc))
 
 
 def _reply(response: Any, mode: StructuredMode, refused: int) -> ProviderReply:
