@@ -40,6 +40,26 @@ repeat number, the case id, and the Python interpreter running evalkit."""
 EnvName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
 
+def check_placeholders(argv: list[str], field: str, known: tuple[str, ...],
+                       required: tuple[str, ...]) -> list[str]:
+    """An argv whose ``{name}`` placeholders are all known and name every required one (else ValueError)."""
+    named: set[str] = set()
+    for i, arg in enumerate(argv):
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(arg) if f is not None]
+        except ValueError as exc:
+            raise ValueError(f"{field}[{i}]: {exc} (write a literal brace as {{{{ or }}}})") from None
+        unknown = [f for f in fields if f not in known]
+        if unknown:
+            raise ValueError(f"{field}[{i}]: unknown placeholder {{{unknown[0]}}}; "
+                             f"known: {', '.join('{' + p + '}' for p in known)}")
+        named.update(fields)
+    missing = [p for p in required if p not in named]
+    if missing:
+        raise ValueError(f"{field}: must name {' and '.join('{' + p + '}' for p in missing)}")
+    return argv
+
+
 class AgentCommand(SnakeContract):
     """How to run the agent on one case: an argv (no shell) that reads ``{case}`` and writes a trace to ``{out}``."""
 
@@ -51,21 +71,7 @@ class AgentCommand(SnakeContract):
     @field_validator("command")
     @classmethod
     def _needs_case_and_out(cls, value: list[str]) -> list[str]:
-        named: set[str] = set()
-        for i, arg in enumerate(value):
-            try:
-                fields = [f for _, f, _, _ in string.Formatter().parse(arg) if f is not None]
-            except ValueError as exc:
-                raise ValueError(f"command[{i}]: {exc} (write a literal brace as {{{{ or }}}})") from None
-            unknown = [f for f in fields if f not in AGENT_PLACEHOLDERS]
-            if unknown:
-                raise ValueError(f"command[{i}]: unknown placeholder {{{unknown[0]}}}; "
-                                 f"known: {', '.join('{' + p + '}' for p in AGENT_PLACEHOLDERS)}")
-            named.update(fields)
-        missing = [p for p in ("case", "out") if p not in named]
-        if missing:
-            raise ValueError(f"command: must name {' and '.join('{' + p + '}' for p in missing)}")
-        return value
+        return check_placeholders(value, "command", AGENT_PLACEHOLDERS, required=("case", "out"))
 
 
 REMEDY_PLACEHOLDERS = ("request", "response", "swing", "python")
@@ -87,21 +93,7 @@ class EddSettings(SnakeContract):
     @field_validator("remedy_command")
     @classmethod
     def _needs_request_and_response(cls, value: list[str]) -> list[str]:
-        named: set[str] = set()
-        for i, arg in enumerate(value):
-            try:
-                fields = [f for _, f, _, _ in string.Formatter().parse(arg) if f is not None]
-            except ValueError as exc:
-                raise ValueError(f"remedy_command[{i}]: {exc} (write a literal brace as {{{{ or }}}})") from None
-            unknown = [f for f in fields if f not in REMEDY_PLACEHOLDERS]
-            if unknown:
-                raise ValueError(f"remedy_command[{i}]: unknown placeholder {{{unknown[0]}}}; "
-                                 f"known: {', '.join('{' + p + '}' for p in REMEDY_PLACEHOLDERS)}")
-            named.update(fields)
-        missing = [p for p in ("request", "response") if p not in named]
-        if missing:
-            raise ValueError(f"remedy_command: must name {' and '.join('{' + p + '}' for p in missing)}")
-        return value
+        return check_placeholders(value, "remedy_command", REMEDY_PLACEHOLDERS, required=("request", "response"))
 
 
 class Subject(SnakeContract):
