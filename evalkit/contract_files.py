@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evalkit.contracts.registry import CONTRACTS, LIST_ROOTED, kind_from_filename, kinds_matching
+from evalkit.errors import InputError
 from evalkit.io.append_only import read_store_lines
 from evalkit.io.documents import Record, document_format, read_records
-from evalkit.io.errors import InputError
 from evalkit.io.strict_json import iter_jsonl_strict
 
 M = TypeVar("M", bound=BaseModel)

@@ -7,14 +7,46 @@ line prints them as ``FILE[:LINE]: field.path: message`` with exit code 1. The o
 measurement or reveal a bug in evalkit itself. :class:`ProviderError` and its kinds are a judge
 provider's failed calls, sorted by what the runner does next. Each docstring says what to do.
 
-This module imports nothing from the rest of evalkit but the base error, so any layer may raise these.
+This module imports nothing from the rest of evalkit, so any layer may raise these.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from evalkit.io.errors import InputError
+
+class InputError(ValueError):
+    """Bad input, located precisely enough for a user to fix it.
+
+    Rendered as ``FILE[:LINE]: field.path: message`` (parts that are unknown are left out).
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
+                 path: str | None = None) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.path = path
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = self.file if self.line is None else f"{self.file}:{self.line}"
+        parts = [p for p in (where, self.path) if p]
+        return ": ".join([*parts, self.message])
+
+    def located(self, *, file: str | None = None, line: int | None = None) -> InputError:
+        """The same error with the file (and line) filled in where still unknown."""
+        return InputError(self.message, file=self.file or file,
+                          line=self.line if self.line is not None else line, path=self.path)
+
+
+class StrictJSONError(InputError):
+    """A JSON text that is not plain, unambiguous JSON (a byte-order mark, a duplicate key, trailing data, NaN).
+
+    What to do: fix the file at the line and column named; evalkit never guesses which duplicate wins.
+    """
 
 
 class CheckError(InputError):
@@ -118,6 +150,7 @@ __all__ = [
     "ProviderError",
     "RoutingError",
     "SampleContractError",
+    "StrictJSONError",
     "TestSetAlreadyMeasured",
     "TooManyTuples",
     "TransientError",

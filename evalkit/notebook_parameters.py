@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.contracts.subject import PATH_PARAMETER_SUFFIXES, PIPELINE_PARAMETERS
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 __all__ = ["declared_parameters", "notebook_parameters"]
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from evalkit import __version__
 from evalkit.contracts.subject import Subject
 from evalkit.contracts.summary import InputDigest, NotebookRun, RunManifest
+from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
-from evalkit.io.errors import InputError
 from evalkit.notebook_parameters import notebook_parameters
 
 KERNEL_NAME = "python3"

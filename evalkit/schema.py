@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.contracts.registry import CONTRACTS
+from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
-from evalkit.io.errors import InputError
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 DEFAULT_LEVEL = 0.95
 """Confidence level used unless a caller asks for another."""

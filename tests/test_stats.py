@@ -1,6 +1,6 @@
 import pytest
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.stats import cohens_kappa, wilson_bounds, z_value
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from evalkit import stats
 from evalkit.analysis.store import latest
 from evalkit.contracts.annotation import Annotation, Taxonomy
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 @dataclass(frozen=True)

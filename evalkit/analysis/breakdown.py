@@ -11,7 +11,7 @@ from evalkit.analysis.features import GROUPING_FEATURES, groups
 from evalkit.analysis.store import labels_of
 from evalkit.contracts.annotation import Annotation
 from evalkit.contracts.trace import Trace
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.stats import DEFAULT_LEVEL, wilson_bounds
 
 COOCCURRENCE_SCHEMA = {"mode": pl.String(), "other": pl.String(), "both": pl.Int64(), "mode_traces": pl.Int64(),

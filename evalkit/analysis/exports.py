@@ -9,9 +9,9 @@ from evalkit.analysis.store import latest, read_store
 from evalkit.analysis.taxonomy import check_modes
 from evalkit.contract_files import validate_value
 from evalkit.contracts.annotation import ReviewExport, Taxonomy
+from evalkit.errors import InputError
 from evalkit.io.append_only import append_batch
 from evalkit.io.documents import read_records
-from evalkit.io.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 import polars as pl
 
 from evalkit.contracts.trace import Trace
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces.frame import per_trace, to_frame
 
 FEATURE_COLUMNS = ("observations", "tool_calls", "failed_tools", "errors", "warnings", "duration_ms", "tokens",

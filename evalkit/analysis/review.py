@@ -25,8 +25,8 @@ from evalkit.analysis.taxonomy import check_modes
 from evalkit.analysis.transcript import transcript
 from evalkit.contracts.annotation import REVIEW_EXPORT_FORMAT, Annotation, Taxonomy
 from evalkit.contracts.trace import Trace
+from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
-from evalkit.io.errors import InputError
 from evalkit.io.script_json import script_json
 
 STORAGE_PREFIX = "evalkit-review:"

@@ -16,7 +16,7 @@ from evalkit.analysis.features import groups as group_traces
 from evalkit.analysis.features import trace_features
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 STRATEGIES = ("random", "stratified", "outlier", "failure-driven", "uncertainty")
 

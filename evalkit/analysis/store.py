@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalkit.contracts.annotation import Annotation
+from evalkit.errors import InputError
 from evalkit.io.append_only import append_batch, read_store_records
-from evalkit.io.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 from evalkit.analysis.store import latest
 from evalkit.contract_files import read_model
 from evalkit.contracts.annotation import Annotation, Taxonomy
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def read_taxonomy(path: str | Path) -> Taxonomy:

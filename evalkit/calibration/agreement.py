@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from evalkit.contracts.labels import HumanLabel
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.stats import DEFAULT_LEVEL, Kappa, cohens_kappa
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 _WORDS = {"pass": 1, "fail": 0}
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from evalkit.calibration.binary import as_binary
 from evalkit.calibration.metrics import DEFAULT_LEVEL, z_value
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 METHODS = ("adjusted-wald", "bootstrap", "bootstrap-full")
 """The interval methods, see the module docstring."""

@@ -16,7 +16,7 @@ from evalkit.calibration.metrics import DEFAULT_LEVEL
 from evalkit.calibration.planning import plan_labels
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 BUDGET_CLAMP = 0.99
 """Planning needs rates strictly inside (0, 1): a judge measured perfect on a few labels is planned as 0.99."""

@@ -24,7 +24,7 @@ from evalkit.calibration.pairing import (
 from evalkit.calibration.status import MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from pathlib import Path
 from evalkit.contract_files import read_models
 from evalkit.contracts.judge_run import JudgeRunRecord
 from evalkit.contracts.labels import CalibrationBinding, ConfidenceInterval, HumanLabel, ValidationResult
+from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_dumps
-from evalkit.io.errors import InputError
 
 BINDING_PARTS = ("prompt_digest", "judge_model", "temperature", "label_set_digest", "policy_version")
 """The parts of a calibration's identity; a change in any one expires it."""

@@ -10,9 +10,9 @@ from pydantic import BaseModel
 from evalkit.contract_files import read_models
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.errors import InputError
 from evalkit.io.append_only import read_store_records
 from evalkit.io.documents import document_format
-from evalkit.io.errors import InputError
 
 M = TypeVar("M", bound=BaseModel)
 

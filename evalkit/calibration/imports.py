@@ -18,8 +18,8 @@ from pydantic import BaseModel
 from evalkit.calibration.tables import Row, Table, cell_text
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict
+from evalkit.errors import InputError
 from evalkit.io.append_only import append_batch, read_store_records
-from evalkit.io.errors import InputError
 
 LABEL_VALUES = ("pass", "fail", "defer")
 VERDICT_VALUES = ("pass", "fail", "uncertain")

@@ -18,7 +18,7 @@ from evalkit.calibration.metrics import DEFAULT_LEVEL
 from evalkit.calibration.status import GATES, judge_shortfalls, judge_status
 from evalkit.contracts.labels import CalibrationBinding, ConfidenceInterval, HumanLabel, ValidationResult
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _test_set_digest(trace_ids: Sequence[str]) -> str:

@@ -13,7 +13,7 @@ import numpy as np
 
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 _OUTCOME = {"pass": 1, "fail": 0}
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.calibration.metrics import DEFAULT_LEVEL, z_value
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evalkit.contracts.labels import HumanLabel, Split
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 SPLITS: tuple[Split, ...] = ("train", "dev", "test")
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalkit.errors import InputError
 from evalkit.io.documents import document_format, read_records
-from evalkit.io.errors import InputError
 
 BARE_LIST = "."
 """``--values .``: the file itself is the list of values."""

@@ -21,7 +21,7 @@ from evalkit.contracts.scorecard import (
     RunVerdict,
     Scorecard,
 )
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.stats import DEFAULT_LEVEL, wilson_bounds
 
 GATING_SEVERITIES = ("CRIT", "HIGH")

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from evalkit.contracts.trace import Trace
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 DEFAULT_MAX_VARIANCE = 0.0
 """Largest variance a stable run may show: none."""

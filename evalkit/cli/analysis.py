@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from evalkit.cli.words import plural
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _read_verdicts(path: str):

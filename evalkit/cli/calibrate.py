@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _fmt(x: float | None, digits: int = 3) -> str:

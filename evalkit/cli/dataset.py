@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _suite_path(subject_or_dataset: str) -> Path:

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 GATE_EXIT = 3
 """Exit code of ``--gate`` when the card's verdict is fail or incomplete."""

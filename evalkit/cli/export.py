@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _plural(n: int, word: str) -> str:

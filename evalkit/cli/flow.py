@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 if TYPE_CHECKING:
     from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow

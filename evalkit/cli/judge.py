@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.cli.judge_audit import add_audit_parser
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _read_specs(paths: list[str]) -> list[Any]:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 if TYPE_CHECKING:
     from evalkit.judge import PairwiseJudgment, PairwiseVerbosity, SwapAudit

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from evalkit import __version__
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 if TYPE_CHECKING:
     from evalkit.traces.chat_mapping import ChatMapping

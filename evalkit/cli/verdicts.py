@@ -11,7 +11,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from evalkit.cli.words import plural
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 if TYPE_CHECKING:
     from evalkit.calibration import Appended

@@ -26,7 +26,7 @@ from evalkit.compare.paired import (
     paired_bootstrap,
 )
 from evalkit.compare.runs import JoinOn, RunInput, load_run, run_name
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.stats import DEFAULT_LEVEL
 
 MAX_LISTED = 10

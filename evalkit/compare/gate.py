@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from evalkit.compare.comparison import CriterionComparison, RunComparison, compare_runs
 from evalkit.compare.paired import DEFAULT_ITERATIONS, paired_bootstrap
 from evalkit.compare.runs import JoinOn, RunInput
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 DEFAULT_MAX_DROP = 0.02
 """Pass-rate drop (absolute) tolerated before a significant drop fails the gate."""

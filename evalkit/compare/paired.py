@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.stats import DEFAULT_LEVEL
 
 DEFAULT_ITERATIONS = 10_000

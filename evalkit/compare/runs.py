@@ -17,7 +17,7 @@ from typing import Literal
 
 from evalkit.calibration import read_verdicts
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 JoinOn = Literal["trace", "case"]
 RunInput = str | Path | Sequence[CriterionVerdict]

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.edd.ledger import Ledger, LedgerState
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def read_loop(folder: str | Path) -> LedgerState:

@@ -23,8 +23,8 @@ from pydantic import Field
 from evalkit.contracts.base import CamelContract
 from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest, LoopBudget
 from evalkit.edd.results import EvalResult
+from evalkit.errors import InputError
 from evalkit.io.append_only import AppendOnlyStore
-from evalkit.io.errors import InputError
 
 LEDGER = "edd-ledger.jsonl"
 """The ledger's file name in the loop's folder."""

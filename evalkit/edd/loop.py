@@ -25,7 +25,7 @@ from evalkit.edd.ledger import Ledger, LedgerRecord, LedgerState
 from evalkit.edd.remedy import RemedyOutcome, read_response
 from evalkit.edd.requests import change_request
 from evalkit.edd.results import EvalResult, carry_stability, improvement
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 REMEDY_STOPS = ("remedy-crashed", "remedy-timeout", "remedy-invalid-response", "remedy-rejected", "nothing-to-ask")
 """Stop reasons beyond the budget's: the loop cannot go on without a usable amendment."""

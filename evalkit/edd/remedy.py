@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest
+from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
-from evalkit.io.errors import InputError
 
 STDERR_TAIL = 2000
 """Bytes of the remedy's stderr kept in the ledger when it fails."""

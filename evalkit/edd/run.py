@@ -10,7 +10,7 @@ from evalkit.contracts.edd import EddChangeRequest, LoopBudget
 from evalkit.edd.evaluate import Evaluate, SuiteEvaluation
 from evalkit.edd.loop import Clock, LoopOutcome, run_loop, wall_clock_ms
 from evalkit.edd.remedy import RemedyOutcome, run_remedy
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def run_subject_loop(subject_file: str | Path, out_dir: str | Path, *, budget: LoopBudget | None = None,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 EvaluationKind = Literal["judge", "human"]
 """Who decided: an LLM judge or code check (a verdict), or a person (a human label)."""

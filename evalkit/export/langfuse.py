@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+from evalkit.errors import InputError
 from evalkit.export.evaluations import Evaluation
-from evalkit.io.errors import InputError
 
 INGESTION_PATH = "/api/public/ingestion"
 BATCH_EVENTS = 100

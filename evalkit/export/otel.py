@@ -21,9 +21,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from evalkit import __version__
+from evalkit.errors import InputError
 from evalkit.export.evaluations import Evaluation
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 
 EVALUATION_EVENT = "gen_ai.evaluation.result"
 SCOPE_NAME = "evalkit.export"

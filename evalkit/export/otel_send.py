@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from urllib.parse import urlsplit
 
 from evalkit import __version__
+from evalkit.errors import InputError
 from evalkit.export.otel import EVALUATION_EVENT, SCOPE_NAME, SERVICE_NAME, EvaluationSpan
-from evalkit.io.errors import InputError
 
 BATCH_SPANS = 512
 """Spans per request: the SDK's own default batch size, which collectors accept."""

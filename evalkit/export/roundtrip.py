@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict
+from evalkit.errors import InputError, StrictJSONError
 from evalkit.export.langfuse import METADATA_KEY
 from evalkit.export.otel import EVALUATION_EVENT, KIND_ATTRIBUTE, RECORD_ATTRIBUTE, TRACE_ATTRIBUTE
-from evalkit.io.errors import InputError
-from evalkit.io.strict_json import StrictJSONError, loads_strict, read_json_strict
+from evalkit.io.strict_json import loads_strict, read_json_strict
 
 VERDICT_WORDS = ("pass", "fail", "uncertain")
 

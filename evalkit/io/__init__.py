@@ -1,11 +1,11 @@
 """Reading and writing files the house way: strict JSON in, canonical JSON out, atomic writes, append-only stores."""
 
+from evalkit.errors import InputError, StrictJSONError
 from evalkit.io.append_only import AppendOnlyStore, append_batch, read_store_records
 from evalkit.io.atomic import atomic_write_bytes, atomic_write_text, atomic_writer
 from evalkit.io.bulk import paused_gc
 from evalkit.io.canonical import canonical_dumps, canonical_line
-from evalkit.io.errors import InputError
-from evalkit.io.strict_json import StrictJSONError, iter_jsonl_strict, loads_strict, read_json_strict
+from evalkit.io.strict_json import iter_jsonl_strict, loads_strict, read_json_strict
 
 __all__ = [
     "AppendOnlyStore",

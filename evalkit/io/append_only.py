@@ -40,10 +40,10 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from evalkit.errors import InputError, StrictJSONError
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 from evalkit.io.regular import open_regular
-from evalkit.io.strict_json import StrictJSONError, loads_strict
+from evalkit.io.strict_json import loads_strict
 
 try:
     import fcntl

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _default_mode(target: Path) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.io.json_values import TOO_DEEP, ValueProblem, check_json_value
 from evalkit.io.regular import open_regular
 from evalkit.io.strict_json import iter_jsonl_strict, loads_strict

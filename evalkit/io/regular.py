@@ -11,7 +11,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
           (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))

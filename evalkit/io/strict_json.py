@@ -23,15 +23,11 @@ from typing import Any
 
 import orjson
 
-from evalkit.io.errors import InputError
+from evalkit.errors import StrictJSONError
 from evalkit.io.json_values import MAX_NESTING, TOO_DEEP, ValueProblem, check_json_value, finite_float
 from evalkit.io.regular import open_regular
 
 _BOM = "\ufeff"
-
-
-class StrictJSONError(InputError):
-    """A JSON text that is not plain, unambiguous JSON."""
 
 
 class _DuplicateKey(ValueError):

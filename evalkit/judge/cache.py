@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS replies (

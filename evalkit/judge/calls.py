@@ -16,9 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.errors import CallError, FatalError, TransientError
+from evalkit.errors import CallError, FatalError, InputError, TransientError
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.io.errors import InputError
 from evalkit.judge.output import parse_judge_output
 from evalkit.judge.providers.base import Provider, ProviderReply
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 BUILTIN_PRICES: dict[str, tuple[float, float]] = {
     # OpenAI (platform.openai.com/docs/pricing)

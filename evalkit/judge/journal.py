@@ -20,9 +20,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalkit.errors import InputError, StrictJSONError
 from evalkit.io.append_only import CutOffLine
-from evalkit.io.errors import InputError
-from evalkit.io.strict_json import StrictJSONError, loads_strict
+from evalkit.io.strict_json import loads_strict
 
 try:
     import fcntl

@@ -29,7 +29,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 MODEL_ALIAS = "smollm2-135m"
 """The model id the server answers to (``--model`` of ``evalkit judge run``)."""

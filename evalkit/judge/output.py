@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from evalkit.contract_files import validation_problems
 from evalkit.contracts.judge import JudgeOutput
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 _KINDS = ["factual-intent", "normative", "scope"]
 

@@ -19,8 +19,8 @@ from evalkit.contracts.judge import JudgePin, JudgeSpec
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.errors import InputError
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.io.errors import InputError
 from evalkit.judge.grounding import bind_terms, resolve_ref, unbound_verdict
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA
 from evalkit.judge.render import fields_named, render_view, trace_view

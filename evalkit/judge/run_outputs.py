@@ -27,9 +27,9 @@ from typing import Any
 
 import orjson
 
+from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_writer
 from evalkit.io.canonical import SMALL_FLOAT_MARKERS, canonical_line
-from evalkit.io.errors import InputError
 
 _TABLES = """
 CREATE TABLE done (c TEXT, t TEXT, r INTEGER, result TEXT, verdict TEXT, run TEXT NOT NULL,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.io.strict_json import iter_jsonl_strict
 
 COLUMNS = ("criterionId", "items", "calls", "cached", "withoutCall", "errors", "uncertain", "uncertainRate",

@@ -28,9 +28,8 @@ from typing import Any
 import orjson
 
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.errors import FatalError
+from evalkit.errors import FatalError, InputError
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 from evalkit.judge.cache import CachedReply, JudgeCache, key_maker
 from evalkit.judge.calls import CallOutcome, RetryPolicy, Sleep, judge_once, output_text
 from evalkit.judge.cost import PriceTable

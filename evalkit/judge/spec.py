@@ -6,8 +6,8 @@ from pathlib import Path
 
 from evalkit.contract_files import validate_value
 from evalkit.contracts.judge import JudgeSpec
+from evalkit.errors import InputError
 from evalkit.io.documents import read_records
-from evalkit.io.errors import InputError
 
 
 def read_judge_specs(path: str | Path) -> list[JudgeSpec]:

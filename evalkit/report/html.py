@@ -13,8 +13,8 @@ import jinja2
 from markupsafe import Markup
 
 from evalkit.contracts.summary import NotebookSummary, RunManifest
+from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
-from evalkit.io.errors import InputError
 from evalkit.io.script_json import script_json
 from evalkit.report.numbers import readable
 from evalkit.report.summary_builder import SUMMARY_FILE

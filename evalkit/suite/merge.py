@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from evalkit.contracts.dataset import Case, CaseSource, Dataset
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.suite.ids import case_id
 
 NEAR_DUPLICATE_JACCARD = 0.8

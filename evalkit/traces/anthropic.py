@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
-from evalkit.io.strict_json import StrictJSONError, loads_strict
+from evalkit.errors import StrictJSONError
+from evalkit.io.strict_json import loads_strict
 from evalkit.traces.otel_attributes import maybe_json
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
@@ -336,7 +337,7 @@ def read_anthropic(values: Iterable[SourceValue], context: ImportContext | None 
     grouped over the whole input and come out at the end, in order of each conversation's first call.
 
     Raises:
-        evalkit.io.errors.InputError: a value of another shape, a pair without request messages or
+        evalkit.errors.InputError: a value of another shape, a pair without request messages or
             response content, or two conversations with the same first response id.
     """
     report = context.report if context is not None else ImportReport()

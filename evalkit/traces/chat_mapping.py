@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 # The separator of a composite trace id (``--id-key task_id,trial`` -> ``"3/0"``).
 ID_SEPARATOR = "/"

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.contracts.trace import Trace
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces.anthropic import looks_like_anthropic, read_anthropic
 from evalkit.traces.chat_mapping import ChatMapping, find_messages_key
 from evalkit.traces.langfuse import looks_like_langfuse, read_langfuse

@@ -19,8 +19,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.contracts.trace import OBSERVATION_TYPES, Observation, Trace
+from evalkit.errors import StrictJSONError
 from evalkit.io.bulk import paused_gc
-from evalkit.io.strict_json import StrictJSONError, loads_strict
+from evalkit.io.strict_json import loads_strict
 from evalkit.traces.source import SourceValue
 from evalkit.traces.tree import order_observations
 

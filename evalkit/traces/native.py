@@ -13,10 +13,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_writer
 from evalkit.io.bulk import paused_gc
 from evalkit.io.canonical import canonical_line, compact_json, orjson_text
-from evalkit.io.errors import InputError
 from evalkit.io.regular import check_regular
 from evalkit.io.strict_json import loads_strict
 from evalkit.traces.source import SourceValue

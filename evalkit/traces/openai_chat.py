@@ -23,7 +23,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
-from evalkit.io.strict_json import StrictJSONError, loads_strict
+from evalkit.errors import StrictJSONError
+from evalkit.io.strict_json import loads_strict
 from evalkit.traces.chat_mapping import ID_SEPARATOR, ChatMapping
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue

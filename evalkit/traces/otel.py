@@ -371,7 +371,7 @@ def read_otel(values: Iterable[SourceValue], context: ImportContext | None = Non
     ``evalkit.traces.vercel_ai``); each join is counted in ``context.report``.
 
     Raises:
-        evalkit.io.errors.InputError: a value of an unknown shape, or a span without a trace or span id, with
+        evalkit.errors.InputError: a value of an unknown shape, or a span without a trace or span id, with
             non-object attributes, a bad time, or a span id used twice in one trace.
     """
     traces: dict[str, dict[str, _Span]] = {}

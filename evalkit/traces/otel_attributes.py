@@ -10,7 +10,8 @@ import math
 import re
 from typing import Any
 
-from evalkit.io.strict_json import StrictJSONError, loads_strict
+from evalkit.errors import StrictJSONError
+from evalkit.io.strict_json import loads_strict
 from evalkit.traces.otel_ids import BadField
 from evalkit.traces.vercel_ai import VERCEL_USAGE, vercel_payload_keys, vercel_type, with_tool_calls
 

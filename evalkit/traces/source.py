@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.io.regular import open_regular
 from evalkit.io.strict_json import loads_strict
 

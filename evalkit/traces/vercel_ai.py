@@ -24,7 +24,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from evalkit.io.strict_json import StrictJSONError, loads_strict
+from evalkit.errors import StrictJSONError
+from evalkit.io.strict_json import loads_strict
 from evalkit.traces.report import ImportReport
 
 __all__ = ["VERCEL_USAGE", "apply_joins", "join_orphans", "vercel_payload_keys", "vercel_type",

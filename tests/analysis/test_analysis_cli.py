@@ -12,8 +12,8 @@ from analysis_builders import make_trace, note
 
 from evalkit.analysis import append_annotations, read_store
 from evalkit.cli.analysis import add_analysis_parsers
+from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 from evalkit.io.strict_json import read_json_strict
 from evalkit.traces import load, write_jsonl
 

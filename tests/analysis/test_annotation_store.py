@@ -13,8 +13,8 @@ import pytest
 from analysis_builders import note
 
 from evalkit.analysis import append_annotations, labels_of, latest, read_store
+from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 
 
 def test_appends_canonical_lines_and_reads_them_back_in_order(tmp_path):

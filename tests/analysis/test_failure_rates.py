@@ -6,7 +6,7 @@ import pytest
 from analysis_builders import make_trace, note
 
 from evalkit.analysis import Taxonomy, failure_mode_rates, mode_cooccurrence, modes_by
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.stats import wilson_bounds as wilson_score_interval
 
 

@@ -18,7 +18,7 @@ from evalkit.analysis import (
     uncoded_fails,
     unknown_modes,
 )
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 TAXONOMY = Taxonomy.model_validate({
     "subject": "support-agent", "version": 2,

@@ -9,7 +9,7 @@ import pytest
 from analysis_builders import make_trace, note
 
 from evalkit.analysis import Taxonomy, render_review, review_key, write_review
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 XSS = "</script><script>window.__xss=1</script><img src=x onerror=window.__xss=2>"
 

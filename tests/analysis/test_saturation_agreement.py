@@ -12,7 +12,7 @@ from evalkit.analysis import (
     annotator_agreement,
     saturation_curve,
 )
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _review(modes_at: dict[int, tuple[str, ...]], total: int, annotator: str = "ana") -> list:

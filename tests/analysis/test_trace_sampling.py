@@ -9,7 +9,7 @@ from analysis_builders import make_trace
 
 from evalkit.analysis import STRATEGIES, sample_traces
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _plain(n: int) -> list:

@@ -7,7 +7,7 @@ import pytest
 
 from evalkit.calibration import annotator_kappa, cohens_kappa
 from evalkit.contracts.labels import HumanLabel
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _table(pp: int, pf: int, fp: int, ff: int) -> tuple[list[str], list[str]]:

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from evalkit.cli.calibrate import add_calibrate_parser
+from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 
 
 def _run(argv: list[str]) -> int:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from evalkit.calibration import METHODS, adjusted_wald_interval, corrected_pass_rate
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 judgy = pytest.importorskip("judgy")
 

@@ -17,7 +17,7 @@ from evalkit.calibration import (
     validate_judge,
 )
 from evalkit.contracts.labels import HumanLabel, ValidationResult
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from tests.calibration.test_validation import CRIT, _data
 
 JUDGE = JudgeIdentity(prompt_digest="sha256:abc", judge_model="judge-1", temperature=0.0)

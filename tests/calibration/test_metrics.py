@@ -7,7 +7,7 @@ import pytest
 from evalkit.calibration import confusion, wilson_interval
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _label(trace: str, label: str, **kw) -> HumanLabel:

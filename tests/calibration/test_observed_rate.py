@@ -11,8 +11,8 @@ from evalkit.calibration import calibrate_criteria, correct_observed_rate, corre
 from evalkit.cli.calibrate import add_calibrate_parser
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 
 # The shape of a published homework result: 46 test pairs (tp 31, fn 3, fp 2, tn 10) and an observed
 # pass rate of 0.8567 on 2400 unlabeled traces; Rogan-Gladen gives (0.8567 + 0.8333 - 1) / (0.9118 + 0.8333 - 1).

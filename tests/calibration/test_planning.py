@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from evalkit.calibration import corrected_pass_rate, expected_width, plan_labels
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def test_plan_reaches_the_width_with_fewer_labels_than_an_even_split():

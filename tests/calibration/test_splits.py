@@ -9,7 +9,7 @@ import pytest
 
 from evalkit.calibration import split_labels
 from evalkit.contracts.labels import HumanLabel
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def _labels(passes: int, fails: int, defers: int = 0) -> list[HumanLabel]:

@@ -9,7 +9,7 @@ import pytest
 from evalkit.calibration import TestLedger, TestSetAlreadyMeasured, validate_judge
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 CRIT = "cites-order-id"
 

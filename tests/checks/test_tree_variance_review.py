@@ -21,10 +21,10 @@ from evalkit.contracts.behavior_tree import BehaviorNode, BehaviorTree
 from evalkit.contracts.methodology import MethodologyReview
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.errors import InputError
 from evalkit.flow import build_flow_graph
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
-from evalkit.io.errors import InputError
 from evalkit.judge.grounding import resolve_ref
 
 from .conftest import make_trace

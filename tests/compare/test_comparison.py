@@ -6,7 +6,7 @@ import pytest
 
 from evalkit.calibration import Confusion
 from evalkit.compare import compare_runs, render_comparison
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from tests.compare.conftest import run_of, verdict
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evalkit.compare import gate, render_gate_markdown
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from tests.compare.conftest import run_of
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from evalkit.compare import PairedTable, mcnemar_exact, paired_bootstrap, resampled_differences, sign_test
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 
 
 def test_all_concordant_pairs_give_no_evidence_of_change():

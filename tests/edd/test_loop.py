@@ -9,7 +9,7 @@ import pytest
 
 from evalkit.contracts.edd import LoopBudget
 from evalkit.edd import Ledger, improvement, next_phase, run_loop, run_remedy, stop_test
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from tests.edd.conftest import FileAgent, result, write_agent
 
 GREEN = result({"c": (20, 0)}, repeats=5)

@@ -5,8 +5,8 @@ import pytest
 
 from evalkit.cli.flow import add_flow_parser
 from evalkit.contracts.trace import Trace
+from evalkit.errors import InputError
 from evalkit.flow.files import read_flow_graphs
-from evalkit.io.errors import InputError
 from evalkit.traces import write_jsonl
 
 ORDER = "order A-2291-XK shipped"

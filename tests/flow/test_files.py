@@ -3,9 +3,9 @@ import json
 import pytest
 
 from evalkit.contracts.trace import Trace
+from evalkit.errors import InputError
 from evalkit.flow import build_flow_graph, flow_graph_line, read_flow_graphs, write_flow_graphs
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 
 
 def make_trace(trace_id):

@@ -15,9 +15,9 @@ from evalkit.calibration import TestLedger, append_records
 from evalkit.contract_files import validate_file
 from evalkit.contracts.annotation import Annotation
 from evalkit.contracts.labels import HumanLabel, LedgerEntry
+from evalkit.errors import InputError
 from evalkit.io.append_only import AppendOnlyStore, append_batch, read_store_records
 from evalkit.io.canonical import canonical_line
-from evalkit.io.errors import InputError
 
 
 def note(trace_id: str, label: str = "pass") -> Annotation:

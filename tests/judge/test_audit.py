@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.judge.audit import (
     PairwiseJudgment,
     model_family,

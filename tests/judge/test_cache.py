@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evalkit.contracts.judge import JudgePin
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.judge.cache import CachedReply, JudgeCache, cache_key
 from evalkit.judge.providers import ScriptedProvider, make_provider
 from evalkit.judge.runner import run_judge

@@ -16,7 +16,7 @@ import pytest
 
 from evalkit.contracts.judge import JudgeOutput
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.output import to_verdict
 from evalkit.judge.providers import ProviderReply, ScriptedProvider

@@ -8,7 +8,7 @@ import yaml
 
 from evalkit.cli import main
 from evalkit.contracts.summary import NotebookSummary, RunManifest
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.pipeline import run_subject
 
 from .chat_subject import write_chat_subject

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces import detect_format, load
 from evalkit.traces.report import ImportReport
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from evalkit.cli import main
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces import ImportReport, iter_traces, load
 from evalkit.traces.chat_mapping import ChatMapping, load_chat_mapping
 

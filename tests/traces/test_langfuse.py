@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces import detect_format, load
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces import load, write_jsonl, write_parquet
 from evalkit.traces.native import trace_line
 

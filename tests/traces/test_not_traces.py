@@ -5,7 +5,7 @@ import json
 import pytest
 
 from evalkit.cli import main
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces import load
 
 PAIRWISE = [{"input": "Write a poem.", "output_1": "Roses...", "output_2": "Violets...", "label": 1,

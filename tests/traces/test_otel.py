@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces.otel import looks_like_otel, read_otel
 from evalkit.traces.source import iter_source_values
 

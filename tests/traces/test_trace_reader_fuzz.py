@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalkit.io.errors import InputError
+from evalkit.errors import InputError
 from evalkit.traces import iter_traces, load, write_jsonl
 from evalkit.traces.native import trace_line
 

@@ -52,7 +52,7 @@ def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path
         MissingCredential: the key's environment variable is unset.
         InputError: an unknown provider, a non-zero temperature, or a replay pin without a cassette.
     """
-    from evalkit.io.errors import InputError
+    from evalkit.errors import InputError
 
     name, model = pin.provider, pin.model
     temperature = float(getattr(pin, "temperature", 0) or 0)

@@ -20,9 +20,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from evalkit.errors import CallError
+from evalkit.errors import CallError, InputError
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.io.errors import InputError
 from evalkit.judge.journal import append_lines, iter_journal
 from evalkit.judge.providers.base import Provider, ProviderReply
 
