@@ -148,6 +148,7 @@ __all__ = [
     "InputError",
     "MissingCredential",
     "ProviderError",
+    "RegistryInvalid",
     "RoutingError",
     "SampleContractError",
     "StrictJSONError",
@@ -156,3 +157,21 @@ __all__ = [
     "TransientError",
     "TransientKind",
 ]
+
+
+class RegistryInvalid(InputError):
+    """A skill-eval registry (or its policy) breaks rules; ``problems`` holds every one, not the first only.
+
+    Each problem is an :class:`InputError` naming its file (and line) and member path. Rendered as a
+    count followed by one ``FILE[:LINE]: member.path: message`` line per problem.
+
+    What to do: fix each problem where it is named, then run ``evalkit skill-eval validate REGISTRY`` again.
+    """
+
+    def __init__(self, problems: list[InputError], *, file: str | None = None) -> None:
+        self.problems = list(problems)
+        count = len(self.problems)
+        super().__init__(f"{count} problem{'' if count == 1 else 's'} in the skill-eval registry", file=file)
+
+    def render(self) -> str:
+        return "\n".join([super().render(), *(f"  {p.render()}" for p in self.problems)])

@@ -28,7 +28,7 @@ AGENT_EVAL_KINDS = frozenset({
 })
 SKILL_EVAL_KINDS = frozenset({
     "skill-eval-case", "skill-eval-facts", "skill-eval-stage", "skill-eval-answers", "skill-eval-report",
-    "skill-eval-seed",
+    "skill-eval-seed", "skill-eval-policy",
 })
 ALL_KINDS = AGENT_EVAL_KINDS | SKILL_EVAL_KINDS
 """The kinds the issue requires; the registry may hold more, and ``schema`` writes one file for each."""
@@ -159,7 +159,8 @@ def test_skill_eval_schemas_use_snake_case_names(schema_dir: Path, kind: str) ->
     ("validation-result", {"judgeModel", "labelCount", "observedPassRate", "correctionValid"}),
     ("skill-eval-report", {"session_id", "tested_head", "deterministic_checks", "human_review"}),
     ("skill-eval-facts", {"exit_code", "stdout_sha256", "storage_paths", "validation_passed"}),
-    ("skill-eval-seed", {"schema_version", "storage_mode", "git_init", "taskrail_init"}),
+    ("skill-eval-seed", {"schema_version", "storage_mode", "git_init", "tool_init"}),
+    ("skill-eval-policy", {"schema_version", "tool", "operations", "init", "storage_modes", "baseline_skills"}),
 ])
 def test_schemas_name_properties_as_on_disk(schema_dir: Path, kind: str, names: set[str]) -> None:
     assert names <= property_names(read_json_strict(schema_dir / f"{kind}.schema.json"))
@@ -339,7 +340,8 @@ ENUM_CASES: list[tuple[str, list[str | int], str]] = [
     ("criterion-verdict", ["assumptions", 1, "kind"], "assumptions[1].kind"),
     ("skill-eval-seed", ["storage_mode"], "storage_mode"),
     ("skill-eval-answers", ["cases", 0, "comparison"], "cases[0].comparison"),
-    ("skill-eval-facts", [1, "operation"], "[1].operation"),
+    ("skill-eval-case", ["oracle", "assertions", 0, "predicate"], "oracle.assertions[0].predicate"),
+    ("skill-eval-policy", ["storage_modes", 1], "storage_modes[1]"),
 ]
 
 
@@ -386,7 +388,13 @@ def _tree_edge_to_unknown_node() -> Any:
 
 def _seed_with_wrong_init() -> Any:
     value = example("skill-eval-seed")
-    value["taskrail_init"] = ["init", "--json"]
+    value["tool_init"] = ["init", ""]
+    return value
+
+
+def _policy_without_local_init() -> Any:
+    value = example("skill-eval-policy")
+    del value["init"]["local"]
     return value
 
 
@@ -415,7 +423,8 @@ CROSS_FIELD_CASES = [
     ("validation-result", _interval_upside_down, "ci.hi", "lo"),
     ("behavior-tree", _tree_with_unknown_root, "root", "n-nowhere"),
     ("behavior-tree", _tree_edge_to_unknown_node, "nodes[0].edges[1].to", "n-nowhere"),
-    ("skill-eval-seed", _seed_with_wrong_init, "taskrail_init", "local"),
+    ("skill-eval-seed", _seed_with_wrong_init, "tool_init[1]", "non-empty"),
+    ("skill-eval-policy", _policy_without_local_init, "init.local", "required"),
     ("skill-eval-seed", _seed_local_without_decoy, "decoy", "required"),
     ("skill-eval-answers", _answers_with_duplicate_case, "cases[1].case_id", "duplicate"),
     ("skill-eval-facts", _facts_with_duplicate_action, "[1].action", "duplicate"),

@@ -27,9 +27,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_traces_parser(sub)
 
-    from evalkit.cli.analysis import add_analysis_parsers
+    from evalkit.cli.sample import add_sample_parser
 
-    add_analysis_parsers(sub)
+    add_sample_parser(sub)
+
+    from evalkit.cli.analysis import add_analysis_parser
+
+    add_analysis_parser(sub)
+
+    from evalkit.cli.review import add_review_parser
+
+    add_review_parser(sub)
+
+    from evalkit.cli.labels import add_labels_parser
+
+    add_labels_parser(sub)
 
     from evalkit.cli.calibrate import add_calibrate_parser
 
@@ -70,6 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
     from evalkit.cli.edd import add_edd_parser
 
     add_edd_parser(sub)
+
+    from evalkit.cli.skilleval import add_skilleval_parser
+
+    add_skilleval_parser(sub)
 
     return parser
 

@@ -22,6 +22,7 @@ from evalkit.contracts.skilleval import (
     SkillEvalAnswers,
     SkillEvalCase,
     SkillEvalFacts,
+    SkillEvalPolicy,
     SkillEvalReport,
     SkillEvalSeed,
     SkillEvalStage,
@@ -56,6 +57,7 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "skill-eval-stage": SkillEvalStage,
     "skill-eval-answers": SkillEvalAnswers,
     "skill-eval-report": SkillEvalReport,
+    "skill-eval-policy": SkillEvalPolicy,
     "subject": Subject,
     "notebook-summary": NotebookSummary,
     "judge-spec": JudgeSpec,
@@ -88,11 +90,12 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
     "review-export": frozenset({"format", "annotator", "annotations"}),
     "trace": frozenset({"id", "observations"}),
     "skill-eval-case": frozenset({"case_id", "scenario", "oracle"}),
-    "skill-eval-seed": frozenset({"git_init", "taskrail_init"}),
+    "skill-eval-seed": frozenset({"git_init", "tool_init"}),
     "skill-eval-facts": frozenset({"action", "exit_code", "stdout_sha256"}),
     "skill-eval-stage": frozenset({"worksheet", "seal"}),
     "skill-eval-answers": frozenset({"human_review", "cases"}),
     "skill-eval-report": frozenset({"session_id", "outcome", "deterministic_checks", "cases", "human_review"}),
+    "skill-eval-policy": frozenset({"operations", "init", "storage_modes", "baseline_skills"}),
     "subject": frozenset({"name", "traces", "notebooks"}),
     "notebook-summary": frozenset({"notebook", "title", "subject", "conclusion"}),
     "judge-spec": frozenset({"id", "criterion", "pass", "fail"}),
@@ -106,11 +109,13 @@ _EXCLUDED_BY: Mapping[str, frozenset[str]] = {
     "judge-output": frozenset({"criterionId", "traceId"}),
 }
 
-# File names Taskrail fixes (case.json, fixture/seed.json, facts.json) identify their kind too.
+# File names a skill-eval registry fixes (case.json, fixture/seed.json, facts.json, policy.json) identify
+# their kind too.
 _FILE_NAMES: Mapping[str, str] = {
     "case": "skill-eval-case",
     "seed": "skill-eval-seed",
     "facts": "skill-eval-facts",
+    "policy": "skill-eval-policy",
     "summary": "notebook-summary",
 }
 

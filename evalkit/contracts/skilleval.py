@@ -1,7 +1,8 @@
-"""Skill-eval contracts in Taskrail's shapes, in one import.
+"""Skill-eval contracts in Taskrail's shapes generalised to any tool, in one import.
 
 Inputs (``case.json``, ``fixture/seed.json``, ``facts.json``) live in
-:mod:`evalkit.contracts.skilleval_case`; outputs (report, stage, answers) in
+:mod:`evalkit.contracts.skilleval_case`; the registry's ``policy.json`` in
+:mod:`evalkit.contracts.skilleval_policy`; outputs (report, stage, answers) in
 :mod:`evalkit.contracts.skilleval_report`.
 """
 
@@ -9,18 +10,19 @@ from __future__ import annotations
 
 from evalkit.contracts.skilleval_case import (
     GENERIC_ACTION_LABELS,
-    OPERATION_PROGRAMS,
-    OPERATIONS,
+    GIT_OPERATION,
+    GIT_PROGRAM,
+    OPERATION_PATTERN,
     PREDICATE_OPERATIONS,
     PREDICATES,
     STORAGE_MODES,
-    TASKRAIL_INIT,
     ActionFact,
     Decoy,
     Operation,
     Oracle,
     OracleAssertion,
     Predicate,
+    RuleProblems,
     Scenario,
     ScenarioAction,
     SkillEvalCase,
@@ -28,6 +30,14 @@ from evalkit.contracts.skilleval_case import (
     SkillEvalFacts,
     SkillEvalSeed,
     StorageMode,
+    check_argv,
+)
+from evalkit.contracts.skilleval_policy import (
+    PROGRAM_PATTERN,
+    OperationValidation,
+    PolicyOperation,
+    SkillEvalPolicy,
+    ToolInit,
 )
 from evalkit.contracts.skilleval_report import (
     COMPARISONS,
@@ -55,13 +65,14 @@ from evalkit.contracts.skilleval_report import (
 __all__ = [
     "COMPARISONS",
     "GENERIC_ACTION_LABELS",
-    "OPERATIONS",
-    "OPERATION_PROGRAMS",
+    "GIT_OPERATION",
+    "GIT_PROGRAM",
+    "OPERATION_PATTERN",
     "PREDICATES",
     "PREDICATE_OPERATIONS",
+    "PROGRAM_PATTERN",
     "STAGE_SEAL_DOMAIN",
     "STORAGE_MODES",
-    "TASKRAIL_INIT",
     "WAIVER_REQUIRED_CHECKS",
     "ActionFact",
     "AdapterIdentity",
@@ -72,10 +83,13 @@ __all__ = [
     "Grade",
     "Operation",
     "Oracle",
+    "OperationValidation",
     "OracleAssertion",
+    "PolicyOperation",
     "Predicate",
     "ReportCase",
     "ReportOutcome",
+    "RuleProblems",
     "RunOutcome",
     "RunResult",
     "Scenario",
@@ -84,13 +98,16 @@ __all__ = [
     "SkillEvalCase",
     "SkillEvalContract",
     "SkillEvalFacts",
+    "SkillEvalPolicy",
     "SkillEvalReport",
     "SkillEvalSeed",
     "SkillEvalStage",
     "SkillSetBinding",
     "StorageMode",
+    "ToolInit",
     "Waiver",
     "WorksheetEntry",
     "base_outcome",
+    "check_argv",
     "stage_seal",
 ]

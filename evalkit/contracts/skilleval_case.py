@@ -1,4 +1,4 @@
-"""Skill-eval inputs in Taskrail's snake_case shapes: a case, its fixture seed, an adapter's facts.
+"""Skill-eval inputs in snake_case shapes: a case, its fixture seed, an adapter's facts, a registry's policy.
 
 ``case.json`` declares one behavioural case of one packaged skill: the prompt, the deterministic
 assertions, the questions left to a human reviewer, an executable scenario (setup and action command
@@ -6,56 +6,56 @@ vectors, run in a sandbox named after the case) and an oracle that binds every a
 one action through a mechanical predicate. ``fixture/seed.json`` is the recipe that initialises the
 case's fixture. ``facts.json`` is the receipt an adapter writes: one record per command it ran.
 
+The shapes are generalised from Taskrail's to any tool: an action's ``operation`` is any slug ending in
+``-command`` and its argv is checked here for shape only. Which operations exist, which program each
+runs and the tool's init argv per storage mode are the registry's ``policy.json``
+(:mod:`evalkit.contracts.skilleval_policy`); the registry validator (:mod:`evalkit.skilleval.registry`)
+checks every case and seed against it.
+
 The shapes are closed and strict: no coercion (``"1"`` is not ``1``, ``1`` is not ``true``), and every
 field is required unless noted, a nullable one included. Rules relating several fields are checked on
-the whole document; their messages start with the field's path in the file, then ``": "``, e.g.
-``scenario.actions[1].command[0]: must be 'git' for operation 'git-command', got 'taskrail'``.
+the whole document, every broken one reported (not the first only: :class:`RuleProblems`); their messages
+start with the field's path in the file, then ``": "``, e.g.
+``scenario.actions[1].command[1]: must be a non-empty string without NUL, got ''``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, RootModel, StringConstraints, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
 from evalkit.contracts.base import SnakeContract
-
-SLUG_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
-"""Case ids, skill names and action ids: lowercase words joined by single hyphens."""
+from evalkit.contracts.types import SLUG_PATTERN, Slug
+from evalkit.contracts.types import NonEmptyStr as Text
 
 SHA256_PATTERN = r"^[0-9a-f]{64}$"
 MAX_CASE_ID_BYTES = 64
 
+OPERATION_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*-command$"
+"""An operation names a kind of command a registry may run: ``git-command``, ``tasknote-command``."""
+
+GIT_OPERATION = "git-command"
+"""The operation every policy declares: fixtures are Git repositories and facts carry Git digests."""
+
+GIT_PROGRAM = "git"
+
 StorageMode = Literal["committed", "local"]
-Operation = Literal["git-command", "taskrail-command"]
-Predicate = Literal[
-    "command-exit-zero", "taskrail-validation-pass", "git-worktree-clean", "git-managed-paths-only",
-    "git-publication-only",
-]
+Operation = Annotated[str, StringConstraints(pattern=OPERATION_PATTERN)]
+Predicate = Literal["command-exit-zero", "validation-pass", "git-worktree-clean"]
 
 STORAGE_MODES: tuple[str, ...] = StorageMode.__args__  # type: ignore[attr-defined]
-OPERATIONS: tuple[str, ...] = Operation.__args__  # type: ignore[attr-defined]
 PREDICATES: tuple[str, ...] = Predicate.__args__  # type: ignore[attr-defined]
 
-OPERATION_PROGRAMS: dict[str, str] = {"git-command": "git", "taskrail-command": "taskrail"}
-"""The program an action's argv must start with, by operation."""
-
-PREDICATE_OPERATIONS: dict[str, str] = {
-    "taskrail-validation-pass": "taskrail-command",
-    "git-worktree-clean": "git-command",
-}
-"""Predicates that only make sense over one operation; the others accept either."""
+PREDICATE_OPERATIONS: dict[str, str] = {"git-worktree-clean": GIT_OPERATION}
+"""Predicates that only make sense over one operation; the others accept any (``validation-pass`` needs an
+operation whose policy entry declares ``validation``: a registry rule, since only the policy knows)."""
 
 GENERIC_ACTION_LABELS: frozenset[str] = frozenset(
     {"create-isolated-sandbox", "positive", "negative", "recovery", "boundary"})
 """Labels that say what kind of check an action is, not what it does; refused as action ids."""
-
-TASKRAIL_INIT: dict[str, list[str]] = {
-    "committed": ["init", "--json"],
-    "local": ["init", "--local", "--json"],
-}
-"""The documented ``taskrail init`` argv (program excluded) per storage mode."""
 
 
 def _not_bool(value: Any) -> Any:
@@ -71,16 +71,41 @@ def _only_bool(value: Any) -> Any:
 
 
 SchemaVersion = Annotated[Literal[1], BeforeValidator(_not_bool)]
-Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN)]
 CaseId = Annotated[str, StringConstraints(pattern=SLUG_PATTERN, max_length=MAX_CASE_ID_BYTES)]
 Sha256 = Annotated[str, StringConstraints(pattern=SHA256_PATTERN)]
-Text = Annotated[str, StringConstraints(min_length=1)]
 
 
 class SkillEvalContract(SnakeContract):
     """A closed, strict skill-eval shape: no extra fields and no type coercion."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RuleProblems:
+    """Every rule a document breaks, collected so that all are reported at once, one error each."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def add(self, message: str) -> None:
+        """Record one broken rule, ``"<path>: <problem>"``."""
+        self.messages.append(message)
+
+    def check(self, rule: Callable[..., None], *args: Any, **kwargs: Any) -> bool:
+        """Run a rule helper that raises ValueError; record its message. True when the rule held."""
+        try:
+            rule(*args, **kwargs)
+        except ValueError as exc:
+            self.messages.append(str(exc))
+            return False
+        return True
+
+    def raise_any(self, title: str) -> None:
+        """Raise one pydantic ValidationError holding every recorded problem (nothing when there is none)."""
+        if self.messages:
+            raise ValidationError.from_exception_data(title, [
+                InitErrorDetails(type=PydanticCustomError("value_error", "{rule}", {"rule": m}), loc=(), input=None)
+                for m in self.messages])
 
 
 # -- rule helpers shared with the report shapes; each raises ValueError("<path>: <problem>") --------
@@ -104,16 +129,17 @@ def check_sorted_strings(values: Sequence[str], at: str) -> None:
             raise ValueError(f"{at}[{i}]: not sorted: {values[i]!r} comes after {values[i - 1]!r}")
 
 
-def check_argv(argv: Sequence[str], operation: str | None, at: str) -> None:
-    """A documented ``git``/``taskrail`` invocation; with an operation, the program must match it."""
-    if len(argv) < 2:
-        raise ValueError(f"{at}: needs a program and at least one argument, got {list(argv)!r}")
-    if operation is None:
-        if argv[0] not in OPERATION_PROGRAMS.values():
-            raise ValueError(f"{at}[0]: must be 'git' or 'taskrail', got {argv[0]!r}")
-    elif argv[0] != OPERATION_PROGRAMS[operation]:
-        raise ValueError(
-            f"{at}[0]: must be {OPERATION_PROGRAMS[operation]!r} for operation {operation!r}, got {argv[0]!r}")
+def check_argv(argv: Sequence[str], at: str, *, min_parts: int = 2) -> None:
+    """The shape of a command vector: at least ``min_parts`` non-empty strings without NUL.
+
+    Which program may start it is the policy's business (:mod:`evalkit.skilleval.registry`).
+    """
+    if len(argv) < min_parts:
+        need = "a program and at least one argument" if min_parts == 2 else f"at least {min_parts} part(s)"
+        raise ValueError(f"{at}: needs {need}, got {list(argv)!r}")
+    for i, part in enumerate(argv):
+        if not part or "\x00" in part:
+            raise ValueError(f"{at}[{i}]: must be a non-empty string without NUL, got {part!r}")
 
 
 def _check_relative_path(path: str, at: str) -> None:
@@ -135,8 +161,8 @@ class ScenarioAction(SkillEvalContract):
 class Scenario(SkillEvalContract):
     """The executable part of a case: fixture source, sandbox name, setup and action commands.
 
-    ``setup`` entries are plain argv vectors; Taskrail's later registries write them as named
-    actions like ``actions``, and both forms are accepted.
+    ``setup`` entries are plain argv vectors (the policy decides which programs may start them) or
+    named actions like ``actions``; both forms are accepted.
     """
 
     fixture: Literal["fixture"]
@@ -178,33 +204,36 @@ class SkillEvalCase(SkillEvalContract):
 
     @model_validator(mode="after")
     def _rules(self) -> SkillEvalCase:
-        check_strings(self.assertions, "assertions")
-        check_strings(self.human_review_questions, "human_review_questions")
+        problems = RuleProblems()
+        problems.check(check_strings, self.assertions, "assertions")
+        problems.check(check_strings, self.human_review_questions, "human_review_questions")
         if self.scenario.sandbox != self.case_id:
-            raise ValueError(f"scenario.sandbox: must equal case_id {self.case_id!r}, got {self.scenario.sandbox!r}")
+            problems.add(f"scenario.sandbox: must equal case_id {self.case_id!r}, got {self.scenario.sandbox!r}")
         ids: dict[str, str] = {}
 
         def check_action(action: ScenarioAction, at: str) -> None:
             if action.id in GENERIC_ACTION_LABELS:
-                raise ValueError(f"{at}.id: {action.id!r} is a generic label; name what the action does")
+                problems.add(f"{at}.id: {action.id!r} is a generic label; name what the action does")
             if action.id in ids:
-                raise ValueError(f"{at}.id: duplicates {ids[action.id]}.id {action.id!r}")
-            ids[action.id] = at
-            check_argv(action.command, action.operation, f"{at}.command")
+                problems.add(f"{at}.id: duplicates {ids[action.id]}.id {action.id!r}")
+            ids.setdefault(action.id, at)
+            problems.check(check_argv, action.command, f"{at}.command")
 
         for i, step in enumerate(self.scenario.setup):
             if isinstance(step, ScenarioAction):
                 check_action(step, f"scenario.setup[{i}]")
             else:
-                check_argv(step, None, f"scenario.setup[{i}]")
+                problems.check(check_argv, step, f"scenario.setup[{i}]")
         if not self.scenario.actions:
-            raise ValueError("scenario.actions: must not be empty")
+            problems.add("scenario.actions: must not be empty")
         for i, action in enumerate(self.scenario.actions):
             check_action(action, f"scenario.actions[{i}]")
-        self._check_oracle()
+        self._check_oracle(problems)
+        problems.raise_any(type(self).__name__)
         return self
 
-    def _check_oracle(self) -> None:
+    def _check_oracle(self, problems: RuleProblems) -> None:
+        """The oracle is a bijection: each assertion mapped once, each action checked once."""
         actions = {a.id: a for a in self.scenario.actions}
         assertions = set(self.assertions)
         by_assertion: dict[str, int] = {}
@@ -212,27 +241,30 @@ class SkillEvalCase(SkillEvalContract):
         for i, entry in enumerate(self.oracle.assertions):
             at = f"oracle.assertions[{i}]"
             if entry.assertion not in assertions:
-                raise ValueError(f"{at}.assertion: {entry.assertion!r} is not one of the case's assertions")
-            if entry.assertion in by_assertion:
-                raise ValueError(f"{at}.assertion: {entry.assertion!r} is already mapped by "
-                                 f"oracle.assertions[{by_assertion[entry.assertion]}]")
+                problems.add(f"{at}.assertion: {entry.assertion!r} is not one of the case's assertions")
+            elif entry.assertion in by_assertion:
+                problems.add(f"{at}.assertion: {entry.assertion!r} is already mapped by "
+                             f"oracle.assertions[{by_assertion[entry.assertion]}]")
+            else:
+                by_assertion[entry.assertion] = i
             if entry.action not in actions:
-                raise ValueError(f"{at}.action: {entry.action!r} is not a declared scenario action id")
+                problems.add(f"{at}.action: {entry.action!r} is not a declared scenario action id")
+                continue
             if entry.action in by_action:
-                raise ValueError(f"{at}.action: {entry.action!r} is already checked by "
-                                 f"oracle.assertions[{by_action[entry.action]}]")
+                problems.add(f"{at}.action: {entry.action!r} is already checked by "
+                             f"oracle.assertions[{by_action[entry.action]}]")
+            else:
+                by_action[entry.action] = i
             needed = PREDICATE_OPERATIONS.get(entry.predicate)
             if needed is not None and actions[entry.action].operation != needed:
-                raise ValueError(f"{at}.predicate: {entry.predicate!r} needs a {needed} action, "
-                                 f"but {entry.action!r} is a {actions[entry.action].operation}")
-            by_assertion[entry.assertion] = i
-            by_action[entry.action] = i
+                problems.add(f"{at}.predicate: {entry.predicate!r} needs a {needed} action, "
+                             f"but {entry.action!r} is a {actions[entry.action].operation}")
         for assertion in self.assertions:
             if assertion not in by_assertion:
-                raise ValueError(f"oracle.assertions: assertion {assertion!r} is not mapped to an action")
+                problems.add(f"oracle.assertions: assertion {assertion!r} is not mapped to an action")
         for action_id in actions:
             if action_id not in by_action:
-                raise ValueError(f"oracle.assertions: action {action_id!r} is not checked by any assertion")
+                problems.add(f"oracle.assertions: action {action_id!r} is not checked by any assertion")
 
 
 # -- fixture/seed.json ----------------------------------------------------------------------------
@@ -245,32 +277,32 @@ class Decoy(SkillEvalContract):
 
 
 class SkillEvalSeed(SkillEvalContract):
-    """``fixture/seed.json``: how a case's fixture is initialised (Git first, then Taskrail).
+    """``fixture/seed.json``: how a case's fixture is initialised (Git first, then the tool).
 
-    ``decoy`` and ``provenance`` (the Git provenance sentinel) are required for local storage and
-    must be absent for committed storage.
+    ``tool_init`` is the argv of the tool's init command without its program; the registry checks it
+    equals the policy's ``init`` for the storage mode. ``decoy`` and ``provenance`` (the Git
+    provenance sentinel) are required for local storage and must be absent for committed storage.
     """
 
     schema_version: SchemaVersion
     storage_mode: StorageMode
     git_init: Annotated[Literal[True], BeforeValidator(_only_bool)]
-    taskrail_init: list[str]
+    tool_init: list[str]
     decoy: Decoy | None = None
     provenance: Text | None = None
 
     @model_validator(mode="after")
     def _rules(self) -> SkillEvalSeed:
-        expected = TASKRAIL_INIT[self.storage_mode]
-        if self.taskrail_init != expected:
-            raise ValueError(f"taskrail_init: must be {expected!r} for storage_mode {self.storage_mode!r}, "
-                             f"got {self.taskrail_init!r}")
+        problems = RuleProblems()
+        problems.check(check_argv, self.tool_init, "tool_init", min_parts=1)
         for name in ("decoy", "provenance"):
             if self.storage_mode == "local" and getattr(self, name) is None:
-                raise ValueError(f"{name}: required for storage_mode 'local'")
+                problems.add(f"{name}: required for storage_mode 'local'")
             if self.storage_mode == "committed" and name in self.model_fields_set:
-                raise ValueError(f"{name}: not allowed for storage_mode 'committed'")
+                problems.add(f"{name}: not allowed for storage_mode 'committed'")
         if self.decoy is not None:
-            _check_relative_path(self.decoy.path, "decoy.path")
+            problems.check(_check_relative_path, self.decoy.path, "decoy.path")
+        problems.raise_any(type(self).__name__)
         return self
 
 
@@ -302,17 +334,19 @@ class SkillEvalFacts(RootModel[Annotated[list[ActionFact], Field(min_length=1)]]
 
     @model_validator(mode="after")
     def _rules(self) -> SkillEvalFacts:
+        problems = RuleProblems()
         first: dict[str, int] = {}
         for i, fact in enumerate(self.root):
             if fact.action in first:
-                raise ValueError(f"[{i}].action: duplicates [{first[fact.action]}].action {fact.action!r}")
-            first[fact.action] = i
-            check_argv(fact.command, fact.operation, f"[{i}].command")
+                problems.add(f"[{i}].action: duplicates [{first[fact.action]}].action {fact.action!r}")
+            first.setdefault(fact.action, i)
+            problems.check(check_argv, fact.command, f"[{i}].command")
             seen: set[str] = set()
             for j, path in enumerate(fact.storage_paths):
                 if path in seen:
-                    raise ValueError(f"[{i}].storage_paths[{j}]: duplicate path {path!r}")
+                    problems.add(f"[{i}].storage_paths[{j}]: duplicate path {path!r}")
                 seen.add(path)
+        problems.raise_any(type(self).__name__)
         return self
 
     def __iter__(self) -> Iterator[ActionFact]:  # type: ignore[override]

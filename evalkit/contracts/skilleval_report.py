@@ -47,7 +47,8 @@ WAIVER_REQUIRED_CHECKS: tuple[str, ...] = (
     "command", "cross-platform", "lifecycle", "machine-api", "parity", "security")
 """Credential-free gates a waived report's deterministic-check evidence must all name."""
 
-STAGE_SEAL_DOMAIN = b"taskrail-skill-eval-stage-v1\x00"
+STAGE_SEAL_DOMAIN = b"evalkit-skill-eval-stage-v1\x00"
+"""evalkit's own domain for stage seals (the seed's is ``taskrail-skill-eval-stage-v1``)."""
 
 _GIT_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
@@ -285,6 +286,7 @@ def stage_seal(stage: Mapping[str, Any]) -> str:
     """The seal of a stage: sha256 hex of the domain, a NUL and the compact sorted-key JSON of its
     ``schema_version``, ``report`` and ``worksheet`` (any other key, e.g. ``seal``, is ignored)."""
     payload = {key: stage[key] for key in ("schema_version", "report", "worksheet")}
+    # io.canonical.compact_json's text, spelled out here because contracts import nothing from evalkit
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return hashlib.sha256(STAGE_SEAL_DOMAIN + text.encode("utf-8")).hexdigest()
 

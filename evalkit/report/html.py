@@ -23,6 +23,9 @@ from evalkit.report.vega import vega_bundle
 MANIFEST_FILE = "run.json"
 INDEX_FILE = "index.html"
 NOTEBOOK_HTML = "notebook.html"
+SKILL_EVAL_REPORT = "skilleval/report.json"
+"""A skill-eval release report inside a run folder (``evalkit skill-eval resume --out RUN/skilleval/report.json``)
+is shown as a section of the run's report."""
 
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -77,8 +80,15 @@ def render_report(run_dir: str | Path) -> str:
             "figures": _figures(run / nb.name, summary), "parameters": nb.parameters,
             "notebook_html": f"{nb.name}/{NOTEBOOK_HTML}" if html_page.exists() else None,
         })
+    skill_eval = None
+    if (run / SKILL_EVAL_REPORT).is_file():
+        from evalkit.contracts.skilleval import SkillEvalReport
+        from evalkit.skilleval import report_section
+
+        skill_eval = report_section(read_model(run / SKILL_EVAL_REPORT, SkillEvalReport))
     template = _environment().get_template("index.html.j2")
-    return template.render(manifest=manifest, sections=sections, vega_bundle=Markup(vega_bundle()))
+    return template.render(manifest=manifest, sections=sections, vega_bundle=Markup(vega_bundle()),
+                           skill_eval=skill_eval)
 
 
 def write_report(run_dir: str | Path) -> Path:

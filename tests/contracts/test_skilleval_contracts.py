@@ -18,8 +18,10 @@ from evalkit.contracts.skilleval import (
     CaseAnswer,
     Decoy,
     DeterministicChecks,
+    OperationValidation,
     Oracle,
     OracleAssertion,
+    PolicyOperation,
     ReportCase,
     RunResult,
     Scenario,
@@ -27,10 +29,12 @@ from evalkit.contracts.skilleval import (
     SkillEvalAnswers,
     SkillEvalCase,
     SkillEvalFacts,
+    SkillEvalPolicy,
     SkillEvalReport,
     SkillEvalSeed,
     SkillEvalStage,
     SkillSetBinding,
+    ToolInit,
     Waiver,
     WorksheetEntry,
     base_outcome,
@@ -46,6 +50,7 @@ KINDS: dict[str, type[BaseModel]] = {
     "skill-eval-stage": SkillEvalStage,
     "skill-eval-answers": SkillEvalAnswers,
     "skill-eval-report": SkillEvalReport,
+    "skill-eval-policy": SkillEvalPolicy,
 }
 
 # Every on-disk field of every shape, as Taskrail's contract lists them.
@@ -56,7 +61,7 @@ FIELDS: dict[type[BaseModel], set[str]] = {
     ScenarioAction: {"id", "operation", "command"},
     Oracle: {"assertions"},
     OracleAssertion: {"assertion", "action", "predicate"},
-    SkillEvalSeed: {"schema_version", "storage_mode", "git_init", "taskrail_init", "decoy", "provenance"},
+    SkillEvalSeed: {"schema_version", "storage_mode", "git_init", "tool_init", "decoy", "provenance"},
     Decoy: {"path", "contents"},
     ActionFact: {"action", "operation", "command", "exit_code", "stdout_sha256", "stderr_sha256", "before_sha256",
                  "after_sha256", "git_before_sha256", "git_after_sha256", "validation_passed", "storage_paths"},
@@ -76,6 +81,10 @@ FIELDS: dict[type[BaseModel], set[str]] = {
     SkillEvalStage: {"schema_version", "report", "worksheet", "seal"},
     CaseAnswer: {"case_id", "comparison", "human_review"},
     SkillEvalAnswers: {"schema_version", "human_review", "cases"},
+    SkillEvalPolicy: {"schema_version", "tool", "operations", "init", "storage_modes", "baseline_skills"},
+    PolicyOperation: {"program", "validation"},
+    OperationValidation: {"argv", "pointer"},
+    ToolInit: {"operation", "committed", "local"},
 }
 
 
@@ -135,7 +144,7 @@ def test_variants_that_must_validate() -> None:
     assert base_outcome(waived.deterministic_checks, waived.cases)[0] == "incomplete"
 
     committed = {"schema_version": 1, "storage_mode": "committed", "git_init": True,
-                 "taskrail_init": ["init", "--json"]}
+                 "tool_init": ["init", "--json"]}
     assert canonical(SkillEvalSeed.model_validate(committed).to_json_obj()) == canonical(committed)
 
     case = load("skill-eval-case")
@@ -144,6 +153,20 @@ def test_variants_that_must_validate() -> None:
     parsed = SkillEvalCase.model_validate(case)
     assert parsed.scenario.setup_argvs() == [["git", "add", "--all"], ["taskrail", "validate", "--json"]]
     assert canonical(parsed.to_json_obj()) == canonical(case)
+
+    # Any tool's operation is a slug ending in -command; the policy, not the contract, says its program.
+    case = load("skill-eval-case")
+    case["scenario"]["actions"][0].update(operation="tasknote-command", command=["tasknote", "check", "--json"])
+    assert SkillEvalCase.model_validate(case).scenario.actions[0].operation == "tasknote-command"
+
+    policy = load("skill-eval-policy")
+    committed_only = dict(policy, storage_modes=["committed"], baseline_skills=[],
+                          init={"operation": "taskrail-command", "committed": ["init", "--json"]})
+    parsed_policy = SkillEvalPolicy.model_validate(committed_only)
+    assert parsed_policy.programs() == ["git", "taskrail"]
+    assert parsed_policy.operation_of_program("taskrail") == "taskrail-command"
+    assert parsed_policy.operation_of_program("make") is None
+    assert canonical(parsed_policy.to_json_obj()) == canonical(committed_only)
 
     facts = SkillEvalFacts.model_validate(load("skill-eval-facts"))
     assert len(facts) == 4 and [f.action for f in facts][2] == "validate-repaired-repository"
@@ -154,7 +177,7 @@ def test_stage_seal_is_domain_separated_compact_sorted_json() -> None:
     stage = load("skill-eval-stage")
     body = {k: stage[k] for k in ("worksheet", "report", "schema_version")}
     compact = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    assert stage_seal(body) == hashlib.sha256(b"taskrail-skill-eval-stage-v1\x00" + compact).hexdigest()
+    assert stage_seal(body) == hashlib.sha256(b"evalkit-skill-eval-stage-v1\x00" + compact).hexdigest()
     assert stage_seal(stage) == stage["seal"] == stage_seal(body)
     body["worksheet"] = body["worksheet"][::-1]
     assert stage_seal(body) != stage["seal"]
@@ -188,6 +211,7 @@ SOURCES: dict[str, tuple[type[BaseModel], Callable[[], Any]]] = {
     "pass": (SkillEvalReport, passing_report),
     "stage": (SkillEvalStage, lambda: load("skill-eval-stage")),
     "answers": (SkillEvalAnswers, lambda: load("skill-eval-answers")),
+    "policy": (SkillEvalPolicy, lambda: load("skill-eval-policy")),
 }
 
 ACT = ("scenario", "actions")
@@ -217,11 +241,14 @@ REJECTIONS: list[tuple[str, str, list[Edit], str]] = [
      "scenario.actions[0].id: 'positive' is a generic label"),
     ("duplicate-action", "case", [(ACT + (1, "id"), "validate-repaired-repository")],
      "scenario.actions[1].id: duplicates scenario.actions[0].id"),
-    ("argv-operation", "case", [(ACT + (0, "command", 0), "git")],
-     "scenario.actions[0].command[0]: must be 'taskrail' for operation 'taskrail-command'"),
+    ("operation-slug", "case", [(ACT + (0, "operation"), "taskrail")],
+     "scenario.actions.0.operation: String should match pattern"),
     ("argv-short", "case", [(ACT + (1, "command"), ["git"])], "scenario.actions[1].command: needs a program"),
-    ("setup-program", "case", [(("scenario", "setup", 0), ["make", "fixture"])],
-     "scenario.setup[0][0]: must be 'git' or 'taskrail'"),
+    ("argv-empty-part", "case", [(ACT + (1, "command", 1), "")],
+     "scenario.actions[1].command[1]: must be a non-empty string without NUL"),
+    ("argv-nul", "case", [(("scenario", "setup", 0, 1), "a\x00b")],
+     "scenario.setup[0][1]: must be a non-empty string without NUL"),
+    ("setup-short", "case", [(("scenario", "setup", 0), ["make"])], "scenario.setup[0]: needs a program"),
     ("oracle-action-twice", "case", [(ORA + (1, "action"), "validate-repaired-repository")],
      "oracle.assertions[1].action: 'validate-repaired-repository' is already checked by oracle.assertions[0]"),
     ("oracle-assertion-twice", "case", [(ORA + (1, "assertion"), "validation passes after repair")],
@@ -237,14 +264,17 @@ REJECTIONS: list[tuple[str, str, list[Edit], str]] = [
     ("oracle-unknown-assertion", "case", [(ORA + (0, "assertion"), "validation passes")],
      "oracle.assertions[0].assertion: 'validation passes' is not one of"),
     ("predicate-enum", "case", [(ORA + (0, "predicate"), "llm-judge")], "oracle.assertions.0.predicate: Input should be"),
-    ("predicate-operation", "case", [(ORA + (1, "predicate"), "taskrail-validation-pass")],
-     "oracle.assertions[1].predicate: 'taskrail-validation-pass' needs a taskrail-command action"),
+    ("predicate-operation", "case", [(ORA + (0, "predicate"), "git-worktree-clean")],
+     "oracle.assertions[0].predicate: 'git-worktree-clean' needs a git-command action"),
+    ("predicate-dropped", "case", [(ORA + (0, "predicate"), "taskrail-validation-pass")],
+     "oracle.assertions.0.predicate: Input should be"),
     # fixture/seed.json
-    ("init-form", "seed", [(("taskrail_init",), ["init", "--json"])],
-     "taskrail_init: must be ['init', '--local', '--json'] for storage_mode 'local'"),
+    ("init-empty", "seed", [(("tool_init",), [])], "tool_init: needs at least 1 part(s)"),
+    ("init-part", "seed", [(("tool_init", 1), "")], "tool_init[1]: must be a non-empty string"),
+    ("init-old-name", "seed", [(("taskrail_init",), ["init", "--json"])], "taskrail_init: Extra inputs"),
     ("local-decoy", "seed", [(("decoy",), DROP)], "decoy: required for storage_mode 'local'"),
     ("local-provenance", "seed", [(("provenance",), None)], "provenance: required for storage_mode 'local'"),
-    ("committed-decoy", "seed", [(("storage_mode",), "committed"), (("taskrail_init",), ["init", "--json"])],
+    ("committed-decoy", "seed", [(("storage_mode",), "committed"), (("tool_init",), ["init", "--json"])],
      "decoy: not allowed for storage_mode 'committed'"),
     ("git-init", "seed", [(("git_init",), False)], "git_init: Input should be True"),
     ("git-init-int", "seed", [(("git_init",), 1)], "git_init: must be a boolean"),
@@ -257,7 +287,8 @@ REJECTIONS: list[tuple[str, str, list[Edit], str]] = [
     ("fact-exit-code", "facts", [((0, "exit_code"), "0")], "0.exit_code: Input should be a valid integer"),
     ("fact-missing", "facts", [((1, "validation_passed"), DROP)], "1.validation_passed: Field required"),
     ("fact-extra", "facts", [((1, "changed_paths"), [])], "1.changed_paths: Extra inputs are not permitted"),
-    ("fact-argv", "facts", [((2, "command", 0), "git")], "[2].command[0]: must be 'taskrail'"),
+    ("fact-argv", "facts", [((2, "command"), ["taskrail"])], "[2].command: needs a program"),
+    ("fact-operation", "facts", [((2, "operation"), "validate")], "2.operation: String should match pattern"),
     # report: waiver
     ("unsorted-waiver", "report", [(W + ("compensating_evidence",), lambda v: v[::-1])],
      "waiver.compensating_evidence[1]: not sorted"),
@@ -345,6 +376,45 @@ REJECTIONS: list[tuple[str, str, list[Edit], str]] = [
     ("answer-review", "answers", [(C + (2, "human_review"), "")], "cases.2.human_review: String should have at least 1"),
     ("answer-unsafe", "answers", [(("human_review",), "see C:\\evals\\run")],
      "human_review: must not contain a producer-local absolute or home path"),
+    # policy.json
+    ("policy-no-git", "policy", [(("operations", "git-command"), DROP)], "operations: must declare 'git-command'"),
+    ("policy-git-program", "policy", [(("operations", "git-command", "program"), "hg")],
+     "operations.git-command.program: must be 'git'"),
+    ("policy-git-validation", "policy",
+     [(("operations", "git-command", "validation"), {"argv": ["status"], "pointer": "/ok"})],
+     "operations.git-command.validation: git validates nothing"),
+    ("policy-operation-name", "policy", [(("operations", "taskrail"), {"program": "taskrail2"})],
+     "operations.taskrail.[key]: String should match pattern"),
+    ("policy-program-path", "policy", [(("operations", "taskrail-command", "program"), "/usr/bin/taskrail")],
+     "operations.taskrail-command.program: String should match pattern"),
+    ("policy-program-twice", "policy", [(("operations", "other-command"), {"program": "taskrail"})],
+     "operations.other-command.program: 'taskrail' is already the program of operation 'taskrail-command'"),
+    ("policy-pointer", "policy", [(("operations", "taskrail-command", "validation", "pointer"), "valid")],
+     "operations.taskrail-command.validation.pointer: must be an RFC 6901 JSON Pointer"),
+    ("policy-pointer-escape", "policy", [(("operations", "taskrail-command", "validation", "pointer"), "/a~2")],
+     "operations.taskrail-command.validation.pointer: must be an RFC 6901 JSON Pointer"),
+    ("policy-validation-argv", "policy", [(("operations", "taskrail-command", "validation", "argv"), [])],
+     "operations.taskrail-command.validation.argv: needs at least 1 part(s)"),
+    ("policy-init-unknown", "policy", [(("init", "operation"), "tasknote-command")],
+     "init.operation: 'tasknote-command' is not one of operations"),
+    ("policy-init-git", "policy", [(("init", "operation"), "git-command")], "init.operation: must be the tool's"),
+    ("policy-init-missing-mode", "policy", [(("init", "local"), DROP)],
+     "init.local: required, since storage_modes lists 'local'"),
+    ("policy-init-extra-mode", "policy", [(("storage_modes",), ["committed"])],
+     "init.local: not allowed, since storage_modes does not list 'local'"),
+    ("policy-init-empty", "policy", [(("init", "committed"), [])], "init.committed: needs at least 1 part(s)"),
+    ("policy-modes-empty", "policy", [(("storage_modes",), []), (("init", "local"), DROP),
+                                      (("init", "committed"), DROP)], "storage_modes: must not be empty"),
+    ("policy-mode-twice", "policy", [(("storage_modes",), ["local", "committed", "local"])],
+     "storage_modes[2]: duplicates storage_modes[0] 'local'"),
+    ("policy-mode-enum", "policy", [(("storage_modes",), ["shared"])], "storage_modes.0: Input should be"),
+    ("policy-baseline-twice", "policy", [(("baseline_skills",), ["taskrail-repair", "taskrail-repair"])],
+     "baseline_skills[1]: duplicates baseline_skills[0]"),
+    ("policy-baseline-slug", "policy", [(("baseline_skills",), ["Taskrail Repair"])],
+     "baseline_skills.0: String should match pattern"),
+    ("policy-tool", "policy", [(("tool",), "Task Rail")], "tool: String should match pattern"),
+    ("policy-extra", "policy", [(("operations", "taskrail-command", "flags"), [])],
+     "operations.taskrail-command.flags: Extra inputs"),
 ]
 
 
@@ -364,3 +434,30 @@ def test_rule_rejects_with_field_path(source: str, edits: list[Edit], expected: 
         model.model_validate(apply(doc, edits))
     found = failures(info.value)
     assert any(f.startswith(expected) for f in found), found
+
+
+def test_every_broken_rule_of_a_document_is_reported_at_once() -> None:
+    case = load("skill-eval-case")
+    case["human_review_questions"] = []
+    case["scenario"]["sandbox"] = "taskrail-repair"
+    case["oracle"]["assertions"][1]["action"] = "validate-repaired-repository"
+    with pytest.raises(ValidationError) as info:
+        SkillEvalCase.model_validate(case)
+    assert failures(info.value) == [
+        "human_review_questions: must not be empty",
+        "scenario.sandbox: must equal case_id 'taskrail-repair-local', got 'taskrail-repair'",
+        "oracle.assertions[1].action: 'validate-repaired-repository' is already checked by oracle.assertions[0]",
+        "oracle.assertions[1].predicate: 'git-worktree-clean' needs a git-command action, "
+        "but 'validate-repaired-repository' is a taskrail-command",
+        "oracle.assertions: action 'inspect-worktree-status' is not checked by any assertion",
+    ]
+    policy = load("skill-eval-policy")
+    policy["operations"]["git-command"]["program"] = "hg"
+    policy["storage_modes"] = ["local", "local"]
+    with pytest.raises(ValidationError) as info:
+        SkillEvalPolicy.model_validate(policy)
+    assert failures(info.value) == [
+        "operations.git-command.program: must be 'git', got 'hg'",
+        "storage_modes[1]: duplicates storage_modes[0] 'local'",
+        "init.committed: not allowed, since storage_modes does not list 'committed'",
+    ]

@@ -1,0 +1,232 @@
+"""Adapters: what runs one arm of one case in its sandbox and writes the ``facts.json`` receipt.
+
+Both adapters build the sandbox the same way (:func:`prepare_sandbox`: fixture files, ``git init``,
+the tool's init for the storage mode, a local fixture's decoy), run the case's setup commands, install
+the arm's skill at ``.agents/skills/<skill>/``, then:
+
+- ``script`` runs the declared actions directly: deterministic and credential-free, what CI uses;
+  its transcript is the log of every command it ran;
+- ``command`` first runs the caller's agent command (``{prompt}`` and ``{sandbox}`` replaced in its argv)
+  in the sandbox, keeps the agent's output as the transcript, then runs the declared actions.
+
+Each fact records the exact argv (program name, not path), exit code, digests of the kept stdout and
+stderr, the sandbox tree and ``git status --porcelain=v1`` before and after, the validation verdict and
+the paths the command changed. An :class:`InputError` (a failed sandbox init, a timed-out command, a
+changed executable, an escaping argument) makes the arm missing; an agent that fails or times out
+leaves an arm whose outcome is ``incomplete`` (its actions still run and are graded).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalkit.contracts.skilleval import SkillEvalCase, SkillEvalSeed
+from evalkit.contracts.skilleval_case import GIT_PROGRAM
+from evalkit.contracts.skilleval_policy import SkillEvalPolicy
+from evalkit.errors import InputError
+from evalkit.io.atomic import atomic_write_bytes, atomic_write_text
+from evalkit.skilleval.digest import bytes_sha256
+from evalkit.skilleval.executables import BoundExecutable, CommandResult, run_bound, scrubbed_env
+from evalkit.skilleval.facts import (
+    DeclaredCommand,
+    declared_commands,
+    expected_validation,
+    output_name,
+    write_receipt,
+)
+from evalkit.skilleval.sandbox import (
+    changed_paths,
+    check_argv_paths,
+    copy_fixture,
+    install_skill,
+    plant,
+    sandbox_digest,
+    sandbox_manifest,
+)
+
+SANDBOX = "sandbox"
+TRANSCRIPT = "transcript.txt"
+LOG = "log.txt"
+GIT_STATUS = ["git", "status", "--porcelain=v1"]
+_PLACEHOLDER = re.compile(r"\{(prompt|sandbox)\}")
+
+
+@dataclass
+class ArmRequest:
+    """Everything an adapter gets for one arm: the case, where to work, and what it may run."""
+
+    case: SkillEvalCase
+    seed: SkillEvalSeed
+    policy: SkillEvalPolicy
+    fixture_dir: Path
+    skill_dir: Path
+    arm_dir: Path
+    executables: dict[str, BoundExecutable]
+    timeout: float
+
+    @property
+    def sandbox(self) -> Path:
+        return self.arm_dir / SANDBOX
+
+
+@dataclass
+class ArmRun:
+    """What an adapter returns: the facts it wrote and whether the behavioural run completed."""
+
+    facts: list[dict[str, Any]]
+    completed: bool = True
+    notes: list[str] = field(default_factory=list)
+
+
+class _Session:
+    """One arm's command runner: the scrubbed environment, the log and the kept outputs."""
+
+    def __init__(self, request: ArmRequest) -> None:
+        self.request = request
+        self.env = scrubbed_env(request.executables.values(), request.sandbox)
+        self.log: list[str] = []
+
+    def run(self, argv: list[str], label: str) -> CommandResult:
+        check_argv_paths(argv, label)
+        bound = self.request.executables.get(argv[0])
+        if bound is None:
+            raise InputError(f"{label}: program {argv[0]!r} is not bound (the policy does not allow it)")
+        result = run_bound(bound, argv, cwd=self.request.sandbox, env=self.env, timeout=self.request.timeout)
+        status = "timed out" if result.timed_out else f"exit {result.exit_code}"
+        self.log.append(f"$ {_shown(argv)}\n{status}\n")
+        if result.timed_out:
+            raise InputError(f"{label}: {_shown(argv)} timed out after {self.request.timeout:g} s")
+        return result
+
+    def init(self, argv: list[str], label: str) -> None:
+        result = self.run(argv, label)
+        for stream, data in (("stdout", result.stdout), ("stderr", result.stderr)):
+            if data:
+                self.log.append(f"[{stream}]\n{data.decode('utf-8', 'replace')}\n")
+        if result.exit_code != 0:
+            raise InputError(f"{label}: {_shown(argv)} exited {result.exit_code} while creating the sandbox")
+
+    def git_status_sha256(self) -> str:
+        result = run_bound(self.request.executables[GIT_PROGRAM], GIT_STATUS, cwd=self.request.sandbox,
+                           env=self.env, timeout=self.request.timeout)
+        if result.timed_out:
+            raise InputError(f"{_shown(GIT_STATUS)} timed out after {self.request.timeout:g} s")
+        return bytes_sha256(result.stdout)
+
+    def fact(self, index: int, command: DeclaredCommand) -> dict[str, Any]:
+        sandbox = self.request.sandbox
+        before, before_files, git_before = sandbox_digest(sandbox), sandbox_manifest(sandbox), self.git_status_sha256()
+        result = self.run(command.command, f"{command.action} (command {index + 1})")
+        after, after_files, git_after = sandbox_digest(sandbox), sandbox_manifest(sandbox), self.git_status_sha256()
+        for stream, data in (("stdout", result.stdout), ("stderr", result.stderr)):
+            atomic_write_bytes(self.request.arm_dir / output_name(index, command.action, stream), data)
+        return {
+            "action": command.action,
+            "operation": command.operation,
+            "command": list(command.command),
+            "exit_code": result.exit_code,
+            "stdout_sha256": bytes_sha256(result.stdout),
+            "stderr_sha256": bytes_sha256(result.stderr),
+            "before_sha256": before,
+            "after_sha256": after,
+            "git_before_sha256": git_before,
+            "git_after_sha256": git_after,
+            "validation_passed": expected_validation(self.request.policy, command.operation, command.command,
+                                                     result.stdout),
+            "storage_paths": changed_paths(before_files, after_files),
+        }
+
+
+def prepare_sandbox(session: _Session) -> None:
+    """Fixture files, ``git init``, the tool's init for the storage mode, then a local fixture's decoy."""
+    request = session.request
+    copy_fixture(request.fixture_dir, request.sandbox)
+    session.init([GIT_PROGRAM, "init", "--quiet"], "sandbox git init")
+    program = request.policy.operations[request.policy.init.operation].program
+    session.init([program, *request.seed.tool_init], "sandbox tool init")
+    if request.seed.decoy is not None:
+        plant(request.sandbox, request.seed.decoy.path, request.seed.decoy.contents.encode("utf-8"), "decoy.path")
+        session.log.append(f"planted decoy {request.seed.decoy.path}\n")
+
+
+class ScriptAdapter:
+    """Runs setup and actions directly: no agent, no credentials, the same facts on every run."""
+
+    name = "script"
+
+    def run(self, request: ArmRequest) -> ArmRun:
+        """Run one arm; write its raw evidence and receipt; return its facts.
+
+        Raises:
+            InputError: the arm could not be run to the end (it counts as missing).
+        """
+        session = _Session(request)
+        commands = declared_commands(request.case, request.policy)
+        try:
+            prepare_sandbox(session)
+            facts = [session.fact(i, c) for i, c in enumerate(commands) if c.setup]
+            install_skill(request.skill_dir, request.sandbox, request.case.skill)
+            session.log.append(f"installed skill {request.case.skill}\n")
+            run = self.between(session, request)
+            facts += [session.fact(i, c) for i, c in enumerate(commands) if not c.setup]
+        except InputError:
+            atomic_write_text(request.arm_dir / LOG, "".join(session.log))
+            raise
+        write_receipt(request.arm_dir, facts)
+        self.finish(session, request)
+        return ArmRun(facts, run.completed, run.notes)
+
+    def between(self, session: _Session, request: ArmRequest) -> ArmRun:
+        """What happens between setup and the actions; the script adapter does nothing."""
+        return ArmRun([])
+
+    def finish(self, session: _Session, request: ArmRequest) -> None:
+        """Keep the log; for this adapter it is also the transcript."""
+        text = "".join(session.log)
+        atomic_write_text(request.arm_dir / LOG, text)
+        atomic_write_text(request.arm_dir / TRANSCRIPT, text)
+
+
+class CommandAdapter(ScriptAdapter):
+    """Runs the caller's agent command with the case prompt in the sandbox, then the declared actions.
+
+    Args:
+        agent: the agent's bound executable (argv[0] of ``argv``).
+        argv: the agent command; ``{prompt}`` and ``{sandbox}`` are replaced inside each element.
+        agent_timeout: seconds before the agent is stopped (the arm is then ``incomplete``).
+        pass_env: environment variables (e.g. credentials) given to the agent only, as named.
+    """
+
+    name = "command"
+
+    def __init__(self, agent: BoundExecutable, argv: list[str], agent_timeout: float,
+                 pass_env: dict[str, str] | None = None) -> None:
+        self.agent = agent
+        self.argv = argv
+        self.agent_timeout = agent_timeout
+        self.pass_env = dict(pass_env or {})
+
+    def between(self, session: _Session, request: ArmRequest) -> ArmRun:
+        values = {"prompt": request.case.prompt, "sandbox": str(request.sandbox)}
+        # One pass, so a prompt that happens to contain "{sandbox}" is passed on as written.
+        argv = [_PLACEHOLDER.sub(lambda m: values[m.group(1)], part) for part in self.argv]
+        env = scrubbed_env([*request.executables.values(), self.agent], request.sandbox, self.pass_env)
+        result = run_bound(self.agent, argv, cwd=request.sandbox, env=env, timeout=self.agent_timeout)
+        transcript = result.stdout + (b"\n[stderr]\n" + result.stderr if result.stderr else b"")
+        atomic_write_bytes(request.arm_dir / TRANSCRIPT, transcript)
+        status = f"timed out after {self.agent_timeout:g} s" if result.timed_out else f"exit {result.exit_code}"
+        session.log.append(f"$ agent {self.agent.name} (prompt of {request.case.case_id})\n{status}\n")
+        if result.timed_out or result.exit_code != 0:
+            return ArmRun([], completed=False, notes=[f"agent command {status}"])
+        return ArmRun([])
+
+    def finish(self, session: _Session, request: ArmRequest) -> None:
+        atomic_write_text(request.arm_dir / LOG, "".join(session.log))
+
+
+def _shown(argv: list[str]) -> str:
+    return " ".join(repr(a) if (not a or any(c.isspace() for c in a)) else a for a in argv)
+

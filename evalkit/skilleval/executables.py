@@ -1,0 +1,171 @@
+"""The executables a run may start: each bound once to an absolute path and its sha256, never looked up again.
+
+The seed's rule: invoke each bound executable directly; never resolve an unverified same-name program
+through ``PATH``. A program is bound at the start of the run (from ``--bin NAME=PATH``, else found once
+with :func:`shutil.which` and said so), its symlinks resolved, so the file digested is the file run. Before
+every command the file is digested again: a binary swapped during the run refuses the command.
+
+Commands run as argv vectors (never through a shell: ``;``, ``|`` or ``$(...)`` stay literal arguments),
+in a process group of their own that a timeout kills whole, with the environment scrubbed to
+:func:`scrubbed_env`'s allow-list.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import stat
+import subprocess
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalkit.errors import InputError
+from evalkit.skilleval.digest import file_sha256
+
+FIXED_DATE = "2000-01-01T00:00:00+00:00"
+"""Author and committer date of every commit made in a sandbox, so Git object ids are reproducible."""
+
+GIT_IDENTITY = {"GIT_AUTHOR_NAME": "evalkit skill-eval", "GIT_AUTHOR_EMAIL": "skill-eval@example.invalid",
+                "GIT_COMMITTER_NAME": "evalkit skill-eval", "GIT_COMMITTER_EMAIL": "skill-eval@example.invalid",
+                "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE}
+
+GIT_CONFIG = {"init.defaultBranch": "main", "commit.gpgSign": "false", "tag.gpgSign": "false",
+              "core.autocrlf": "false", "advice.detachedHead": "false", "safe.directory": "*"}
+"""Git settings every sandbox command sees, whatever the user's or the system's Git configuration says."""
+
+
+@dataclass(frozen=True)
+class BoundExecutable:
+    """A program name bound to one absolute, symlink-free path and the sha256 of that file."""
+
+    name: str
+    path: Path
+    sha256: str
+    found_on_path: bool = False
+
+    def verify(self) -> None:
+        """Digest the file again; raise when it changed or vanished since it was bound.
+
+        Raises:
+            InputError: the file is gone or its bytes differ.
+        """
+        try:
+            now = file_sha256(self.path)
+        except InputError as exc:
+            raise InputError(f"executable {self.name!r} can no longer be read: {exc.message}",
+                                    file=str(self.path)) from None
+        if now != self.sha256:
+            raise InputError(f"executable {self.name!r} changed since it was bound (sha256 {self.sha256} "
+                                    f"at the start, {now} now); rerun with the intended binary", file=str(self.path))
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What one command did: its exit code (None after a timeout) and its exact output bytes."""
+
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool = False
+
+
+def parse_bindings(values: Iterable[str], option: str = "--bin") -> dict[str, str]:
+    """``NAME=PATH`` option values as a dict; a malformed or repeated name is an InputError."""
+    out: dict[str, str] = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not path:
+            raise InputError(f"{option}: expected NAME=PATH, got {value!r}")
+        if name in out:
+            raise InputError(f"{option}: {name!r} is given twice")
+        out[name] = path
+    return out
+
+
+def bind(name: str, given: str | None = None) -> BoundExecutable:
+    """Bind one program: the given path, else the first ``name`` on the current PATH (looked up once).
+
+    Raises:
+        InputError: not found, not a regular executable file.
+    """
+    found_on_path = given is None
+    where = given if given is not None else shutil.which(name)
+    if where is None:
+        raise InputError(f"executable {name!r} is not on PATH; give it with --bin {name}=/path/to/{name}")
+    path = Path(os.path.realpath(Path(where).expanduser()))
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise InputError(f"executable {name!r}: {exc.strerror or exc}", file=str(where)) from None
+    if not stat.S_ISREG(mode) or not os.access(path, os.X_OK):
+        raise InputError(f"executable {name!r} is not an executable regular file", file=str(where))
+    return BoundExecutable(name, path, file_sha256(path), found_on_path)
+
+
+def bind_all(names: Iterable[str], given: Mapping[str, str], option: str = "--bin") -> dict[str, BoundExecutable]:
+    """Bind every program a policy allows; ``given`` may only name those programs."""
+    wanted = sorted(set(names))
+    unknown = sorted(set(given) - set(wanted))
+    if unknown:
+        raise InputError(f"{option}: {', '.join(unknown)} is not a program the policy allows ({', '.join(wanted)})")
+    return {name: bind(name, given.get(name)) for name in wanted}
+
+
+def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The whole environment a sandbox command gets: nothing is inherited but ``extra``.
+
+    ``PATH`` holds only the folders of the bound programs (so a program one of them starts finds its
+    bound sibling), ``HOME`` is the sandbox, text is UTF-8 in the C locale, time is UTC, and Git runs
+    with a fixed identity, fixed dates and :data:`GIT_CONFIG` (no system or user configuration).
+    """
+    folders: list[str] = []
+    for executable in sorted(bound, key=lambda b: b.name):
+        folder = str(executable.path.parent)
+        if folder not in folders:
+            folders.append(folder)
+    env = {"PATH": os.pathsep.join(folders), "HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+           "TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
+           "GIT_OPTIONAL_LOCKS": "0", **GIT_IDENTITY, "GIT_CONFIG_COUNT": str(len(GIT_CONFIG))}
+    for i, (key, value) in enumerate(GIT_CONFIG.items()):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    env.update(extra or {})
+    return env
+
+
+def run_bound(executable: BoundExecutable, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
+              timeout: float) -> CommandResult:
+    """Run ``argv`` with its program replaced by the bound absolute path, after re-checking its digest.
+
+    No shell is involved: every element of ``argv`` reaches the program as one literal argument.
+    stdin is empty. On timeout the whole process group is killed and ``timed_out`` is set.
+
+    Raises:
+        InputError: the bound file changed since it was bound, or the program cannot be started.
+    """
+    executable.verify()
+    command = [str(executable.path), *argv[1:]]
+    try:
+        proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        raise InputError(f"cannot start {executable.name!r}: {exc.strerror or exc}", file=str(executable.path)) from None
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        stdout, stderr = proc.communicate()
+        return CommandResult(None, stdout, stderr, timed_out=True)
+    except BaseException:
+        _kill_group(proc)
+        proc.communicate()
+        raise
+    return CommandResult(proc.returncode, stdout, stderr)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)

@@ -1,0 +1,68 @@
+"""A skill-eval report as HTML: a ``<section>`` for the run report, or a page of its own.
+
+The section states the outcome and why it follows from the evidence (the contract's own precedence:
+fail > pass > incomplete, waived only over incomplete), counts the comparisons, lists every case with
+both arms and the human review, the deterministic checks, and the waiver in full when there is one.
+Every string from the report goes through Jinja's autoescaping.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import jinja2
+from markupsafe import Markup
+
+from evalkit.contracts.skilleval import COMPARISONS, SkillEvalReport, base_outcome
+from evalkit.io.atomic import atomic_write_text
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("evalkit.skilleval", "templates"),
+        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+    )
+
+
+def outcome_reason(report: SkillEvalReport) -> str:
+    """Why the report has its outcome, in one sentence."""
+    base, why = base_outcome(report.deterministic_checks, report.cases)
+    why = re.sub(r"cases\[(\d+)\]", lambda m: f"case {report.cases[int(m.group(1))].case_id}", why)
+    if report.outcome == "waived":
+        return f"Waived by {report.waiver.approver}: the evidence alone gives 'incomplete' ({why})." \
+            if report.waiver is not None else "Waived."
+    if base == "pass":
+        return "Pass: every candidate arm passed, every required baseline ran, no case is worse."
+    return f"{base.capitalize()}: {why}."
+
+
+def report_section(report: SkillEvalReport) -> Markup:
+    """The report as one HTML ``<section id="skill-eval">`` with its own scoped styles.
+
+    Args:
+        report: a validated skill-eval report (``evalkit skill-eval resume --out``).
+
+    Returns:
+        Markup safe to place in a page whose CSP allows inline styles (the run report's does).
+    """
+    counts = Counter(case.comparison for case in report.cases)
+    passed = sum(1 for c in report.cases if c.candidate is not None and c.candidate.outcome == "pass")
+    html = _environment().get_template("report_section.html.j2").render(
+        report=report, why=outcome_reason(report), candidates_passed=passed,
+        comparisons=[(name, counts[name]) for name in COMPARISONS if counts[name]])
+    return Markup(html)
+
+
+def render_report_page(report: SkillEvalReport) -> str:
+    """A self-contained page holding only the report's section (no script at all)."""
+    return _environment().get_template("report_page.html.j2").render(
+        title=report.session_id, section=report_section(report))
+
+
+def write_report_page(report: SkillEvalReport, out: str | Path) -> Path:
+    """Write :func:`render_report_page` atomically; returns the path."""
+    path = Path(out)
+    atomic_write_text(path, render_report_page(report))
+    return path
