@@ -2,15 +2,27 @@
 
 A run folder holds ``run.json`` (what was evaluated, with what, and how each notebook went), one
 folder per notebook (the executed ``.ipynb``, its ``summary.json`` and a code-free HTML page) and
-``index.html``. The same inputs and ``--at`` give byte-identical ``summary.json`` files and
-``index.html``: no wall-clock time, random order or absolute path goes into them.
+``index.html``. The same inputs and ``--at`` give byte-identical files, executed notebooks and their
+pages included: no wall-clock time, random order or absolute path goes into them (papermill's and
+nbclient's timings are taken out, cell ids are fixed, ``output_dir`` is the notebook's own folder).
+
+A run is built in a hidden sibling folder (``.NAME.partial-*``) and swapped in when it ends, so a run
+killed at any point (``kill -9``) leaves the previous run folder as it was, never a report beside half of
+the next one's notebooks; the next run removes what the killed one left.
+
+A subject's input files are read from the subject file's folder and below: one whose path leads
+elsewhere (``..``, an absolute path, a link out) is refused unless the run allows it
+(``--allow-outside``), so a subject file cannot make a report of any file on the machine.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +33,7 @@ from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
 from evalkit.notebook_parameters import notebook_parameters
+from evalkit.run_folder import building
 
 KERNEL_NAME = "python3"
 """papermill runs every notebook in this kernel; jupyter_client starts it with the running Python,
@@ -65,17 +78,44 @@ class ResolvedSubject:
         return None if relative is None else (self.base / relative).resolve()
 
 
-def load_subject(path: str | Path) -> ResolvedSubject:
-    """Read a subject file and check that every input it names exists.
+ALLOW_OUTSIDE_ENV = "EVALKIT_ALLOW_OUTSIDE"
+"""Set to ``1``, subjects may name paths outside their folder. ``evalkit run --allow-outside`` sets it for
+its notebooks' kernels (they read the subject again); other commands that read a subject honour it too."""
+
+
+def _outside_allowed(allow_outside: bool | None) -> bool:
+    return allow_outside if allow_outside is not None else os.environ.get(ALLOW_OUTSIDE_ENV) == "1"
+
+
+def load_subject(path: str | Path, *, allow_outside: bool | None = None) -> ResolvedSubject:
+    """Read a subject file and check every input file it names: inside the subject's folder, and existing.
+
+    Args:
+        path: the subject file.
+        allow_outside: accept input files outside the subject file's folder (``..``, absolute paths,
+            links out); None: only when the environment sets ``EVALKIT_ALLOW_OUTSIDE=1``. Folders given
+            as ``*_path`` parameters (what other evalkit commands wrote) are not held to the folder.
 
     Raises:
-        InputError: invalid subject file, or an input file that is missing (named by its field).
+        InputError: invalid subject file, a path outside the subject's folder, or an input file that
+            is missing (each named by its field).
     """
     from evalkit.contract_files import read_model
 
     p = Path(path)
     resolved = ResolvedSubject(read_model(p, Subject), p.resolve())
-    for field, rel in resolved.subject.input_paths().items():
+    subject = resolved.subject
+    if not _outside_allowed(allow_outside):
+        folder = resolved.base.resolve()
+        # Input files only: a ``*_path`` parameter names a folder another evalkit command wrote (an eval run,
+        # an EDD loop), which may well sit elsewhere (the sample's ``eval_run_path: ../../reports/sample-eval``).
+        for field, rel in subject.input_paths().items():
+            if not (folder / rel).resolve().is_relative_to(folder):
+                raise InputError(f"{rel} is outside the subject's folder {folder} (after following links): a "
+                                 "subject reads its files from its own folder and below; move the file there, "
+                                 f"or allow it with evalkit run --allow-outside ({ALLOW_OUTSIDE_ENV}=1 for "
+                                 "other commands)", file=str(path), path=field)
+    for field, rel in subject.input_paths().items():
         if not (resolved.base / rel).is_file():
             raise InputError(f"input file not found: {rel}", file=str(path), path=field)
     return resolved
@@ -125,8 +165,50 @@ def _failure(name: str, exc: Exception, notebook: Path) -> NotebookRun:
     return NotebookRun(name=name, status="failed", error=f"{name}: {type(exc).__name__}: {exc}")
 
 
-def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object]) -> NotebookRun:
-    """Execute one notebook into ``out_dir`` and render it; never raises for a failing cell."""
+TIMINGS = ("start_time", "end_time", "duration")
+"""papermill's clock readings, per notebook and per cell: taken out of the executed notebook (the
+notebook's start and end are the run's injected time instead), so reruns are byte-identical."""
+
+
+def make_reproducible(executed: Path, source: Path, at: str | None) -> None:
+    """Rewrite an executed notebook without what changes from one identical run to the next.
+
+    Cells keep the ids their author gave them; a cell papermill added (the injected parameters, an
+    error banner) or one without an id gets one from its tag or position. Clock readings go
+    (nbclient's ``execution`` timings, papermill's per-cell times; the notebook's start and end become
+    ``at``), and the notebook paths papermill records are file names, not absolute paths.
+    """
+    import json
+
+    import nbformat
+
+    authored = {cell.get("id") for cell in json.loads(source.read_text(encoding="utf-8")).get("cells", [])}
+    nb = nbformat.read(str(executed), as_version=4)
+    used: set[str] = set()
+    for i, cell in enumerate(nb.cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        added = next((t for t in tags if t == "injected-parameters" or t.startswith("papermill-")), None)
+        cell_id = cell.get("id") if added is None and cell.get("id") in authored else f"{added or 'cell'}-{i}"
+        cell["id"] = cell_id if cell_id not in used else f"cell-{i}"
+        used.add(cell["id"])
+        cell.get("metadata", {}).pop("execution", None)
+        for key in TIMINGS:
+            cell.get("metadata", {}).get("papermill", {}).pop(key, None)
+    meta = nb.metadata.get("papermill")
+    if meta is not None:
+        meta.pop("duration", None)
+        meta.update({key: at for key in ("start_time", "end_time") if key in meta})
+        meta.update({key: Path(meta[key]).name for key in ("input_path", "output_path") if meta.get(key)})
+    atomic_write_text(executed, nbformat.writes(nb))
+
+
+def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object],
+                 at: str | None = None) -> NotebookRun:
+    """Execute one notebook into ``out_dir`` and render it; never raises for a failing cell.
+
+    The notebook runs in ``out_dir`` (its ``output_dir`` is ``.``); the executed copy is made
+    reproducible (:func:`make_reproducible`, ``at`` as its time) before its page is rendered.
+    """
     import papermill
 
     from evalkit.report import NOTEBOOK_HTML, SUMMARY_FILE, notebook_to_html
@@ -137,7 +219,7 @@ def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object]) -
     (out_dir / SUMMARY_FILE).unlink(missing_ok=True)  # a stale summary must not pass for a new one
     try:
         # The kernel's own log level is raised so its "running over TCP" warning does not bury progress.
-        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
+        papermill.execute_notebook(str(notebook), str(executed), parameters={**parameters, "output_dir": "."},
                                    kernel_name=KERNEL_NAME, cwd=str(out_dir), progress_bar=False,
                                    log_output=False, extra_arguments=["--IPKernelApp.log_level=ERROR"])
         result = NotebookRun(name=name, status="ok")
@@ -147,12 +229,30 @@ def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object]) -
     except Exception as exc:  # papermill raises several types; each becomes a located failure
         result = _failure(name, exc, notebook)
     if executed.exists():
+        make_reproducible(executed, notebook, at)
         atomic_write_text(out_dir / NOTEBOOK_HTML, notebook_to_html(executed))
     return result
 
 
+@contextlib.contextmanager
+def _outside_allowed_in_kernels(allow: bool) -> Iterator[None]:
+    """Let the notebooks' kernels (started within, inheriting the environment) accept outside paths too."""
+    before = os.environ.get(ALLOW_OUTSIDE_ENV)
+    if allow:
+        os.environ[ALLOW_OUTSIDE_ENV] = "1"
+    try:
+        yield
+    finally:
+        if allow:
+            if before is None:
+                os.environ.pop(ALLOW_OUTSIDE_ENV, None)
+            else:
+                os.environ[ALLOW_OUTSIDE_ENV] = before
+
+
 def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str] | None = None,
-                at: str | None = None, notebooks_dir: str | Path | None = None) -> RunManifest:
+                at: str | None = None, notebooks_dir: str | Path | None = None,
+                allow_outside: bool | None = None) -> RunManifest:
     """Run a subject's notebooks and write the report.
 
     Args:
@@ -161,13 +261,19 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
         only: run just these notebooks (names as in the subject file).
         at: the run's timestamp, injected (recorded as given; never read from the clock).
         notebooks_dir: where the notebooks are (default: the ones shipped with evalkit).
+        allow_outside: accept subject paths outside the subject's folder (see :func:`load_subject`).
 
     Returns:
         The run manifest; notebooks that failed have ``status == "failed"``.
+
+    Raises:
+        InputError: a bad subject or notebook parameter (before anything runs), or an ``out_dir``
+            that cannot hold the run.
     """
     from evalkit.report import MANIFEST_FILE, write_report
 
-    resolved = load_subject(subject_path)
+    allow = _outside_allowed(allow_outside)
+    resolved = load_subject(subject_path, allow_outside=allow)
     subject = resolved.subject
     names = list(subject.notebooks)
     if only:
@@ -183,23 +289,22 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
     # Every notebook's parameters are checked before the first one runs: a typo fails in a second.
     own = {n: notebook_parameters(resolved.path, subject.parameters.get(n, {}), nb_dir / f"{n}.ipynb")
            for n in names}
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     parameters = {"subject_file": str(resolved.path), "run_at": at}
     runs = []
-    for i, name in enumerate(names, start=1):
-        print(f"[{i}/{len(names)}] {name} ...", end="", file=sys.stderr, flush=True)
-        started = time.perf_counter()
-        result = run_notebook(nb_dir / f"{name}.ipynb", out / name,
-                              {**parameters, **own[name], "output_dir": str((out / name).resolve())})
-        if name in subject.parameters:
-            result = result.model_copy(update={"parameters": subject.parameters[name]})
-        runs.append(result)
-        took = time.perf_counter() - started
-        print(f" {result.status} ({took:.1f}s)" + (f"\n    {result.error}" if result.error else ""),
-              file=sys.stderr, flush=True)
-    manifest = RunManifest(subject=subject.name, evalkit_version=__version__, run_at=at, judge=subject.judge,
-                           seed=subject.seed, inputs=input_digests(resolved), notebooks=runs)
-    atomic_write_text(out / MANIFEST_FILE, canonical_dumps(manifest.model_dump(mode="json")))
-    write_report(out)
+    inputs = [resolved.path, nb_dir, *(resolved.resolve(rel) for rel in subject.input_paths().values())]
+    with building(out_dir, inputs) as out, _outside_allowed_in_kernels(allow):
+        for i, name in enumerate(names, start=1):
+            print(f"[{i}/{len(names)}] {name} ...", end="", file=sys.stderr, flush=True)
+            started = time.perf_counter()
+            result = run_notebook(nb_dir / f"{name}.ipynb", out / name, {**parameters, **own[name]}, at)
+            if name in subject.parameters:
+                result = result.model_copy(update={"parameters": subject.parameters[name]})
+            runs.append(result)
+            took = time.perf_counter() - started
+            print(f" {result.status} ({took:.1f}s)" + (f"\n    {result.error}" if result.error else ""),
+                  file=sys.stderr, flush=True)
+        manifest = RunManifest(subject=subject.name, evalkit_version=__version__, run_at=at, judge=subject.judge,
+                               seed=subject.seed, inputs=input_digests(resolved), notebooks=runs)
+        atomic_write_text(out / MANIFEST_FILE, canonical_dumps(manifest.model_dump(mode="json")))
+        write_report(out)
     return manifest

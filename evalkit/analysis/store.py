@@ -24,11 +24,20 @@ class StoreContents:
 
     annotations: list[Annotation]
     torn_lines: list[int] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    """The store line of each annotation, in the same order (empty when not read from a file)."""
 
     @property
     def torn(self) -> int:
         """How many cut-off lines were left out (0 or 1: only the final line can be one)."""
         return len(self.torn_lines)
+
+    def line_of(self, annotation: Annotation) -> int | None:
+        """The store line an annotation read from this store is on (None for any other record)."""
+        for record, line in zip(self.annotations, self.lines, strict=False):
+            if record is annotation:
+                return line
+        return None
 
 
 def append_annotations(store: str | Path, annotations: Iterable[Annotation]) -> int:
@@ -51,7 +60,7 @@ def read_store(store: str | Path) -> StoreContents:
             an interrupted write is left out instead, and counted in ``torn_lines``.
     """
     read = read_store_records(store, Annotation)
-    return StoreContents(read.records, [read.cut_off.line] if read.cut_off else [])
+    return StoreContents(read.records, [read.cut_off.line] if read.cut_off else [], read.lines)
 
 
 def latest(source: str | Path | Iterable[Annotation], annotator: str | None = None) -> list[Annotation]:

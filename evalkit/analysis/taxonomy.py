@@ -7,7 +7,7 @@ Open coding leaves a note on each failing trace; axial coding groups the notes i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from evalkit.analysis.store import latest
@@ -31,18 +31,29 @@ def unknown_modes(annotations: Iterable[Annotation], taxonomy: Taxonomy) -> list
     return sorted({m for a in annotations for m in a.modes if m not in known})
 
 
-def check_modes(annotations: Sequence[Annotation], taxonomy: Taxonomy, *, file: str | None = None) -> None:
+def check_modes(annotations: Sequence[Annotation], taxonomy: Taxonomy, *, file: str | None = None,
+                line_of: Callable[[Annotation], int | None] | None = None) -> None:
     """Refuse annotations whose modes the taxonomy does not define.
 
+    Args:
+        annotations: the annotations to check.
+        taxonomy: the failure modes they may name.
+        file: where the annotations were read from, named in the error.
+        line_of: the line of ``file`` an annotation is on (a store's
+            :meth:`~evalkit.analysis.store.StoreContents.line_of`); the error then names ``FILE:LINE``
+            and the field within that record, instead of the annotation's position in the list.
+
     Raises:
-        InputError: naming the first such annotation's position and the mode.
+        InputError: naming the first such annotation (its line, or its position) and the mode.
     """
     known = set(taxonomy.mode_ids())
     for i, annotation in enumerate(annotations):
         for j, mode in enumerate(annotation.modes):
             if mode not in known:
+                line = line_of(annotation) if line_of is not None else None
                 raise InputError(f"unknown failure mode {mode!r} (taxonomy has: {', '.join(sorted(known))})",
-                                 file=file, path=f"annotations[{i}].modes[{j}]")
+                                 file=file, line=line,
+                                 path=f"modes[{j}]" if line is not None else f"annotations[{i}].modes[{j}]")
 
 
 def descendants(taxonomy: Taxonomy, mode_id: str) -> set[str]:

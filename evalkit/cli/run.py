@@ -11,12 +11,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     from evalkit.pipeline import load_subject, run_subject
 
+    allow = args.allow_outside or None  # without the option, EVALKIT_ALLOW_OUTSIDE=1 still allows
     out = args.out
     if out is None:
-        name = load_subject(args.subject).subject.name
+        name = load_subject(args.subject, allow_outside=allow).subject.name
         stamp = "".join(ch if ch.isalnum() else "-" for ch in args.at) if args.at else "latest"
         out = str(Path("reports") / name / stamp)
-    manifest = run_subject(args.subject, out, only=args.only, at=args.at, notebooks_dir=args.notebooks)
+    manifest = run_subject(args.subject, out, only=args.only, at=args.at, notebooks_dir=args.notebooks,
+                           allow_outside=allow)
     failed = [n for n in manifest.notebooks if n.status != "ok"]
     print(f"report: {Path(out) / 'index.html'}")
     if failed:
@@ -37,13 +39,19 @@ def add_run_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a subject's notebooks with papermill and write the report",
                        description="Execute the subject's notebooks (papermill, this Python's kernel), one "
                                    "folder per notebook, then write RUN_DIR/index.html. A failing notebook is "
-                                   "reported with its cell; the others still run; the exit code is then 1.")
+                                   "reported with its cell; the others still run; the exit code is then 1. "
+                                   "The run is built beside RUN_DIR and replaces it whole when it ends: a run "
+                                   "that is interrupted leaves the previous one as it was. The subject's input "
+                                   "files must be inside its folder unless --allow-outside is given.")
     p.add_argument("subject", metavar="SUBJECT.yaml")
     p.add_argument("--out", metavar="DIR", help="run folder (default: reports/<subject>/<at or 'latest'>)")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks")
     p.add_argument("--at", metavar="TIMESTAMP",
                    help="the run's timestamp, recorded as given (default: none is recorded)")
     p.add_argument("--notebooks", metavar="DIR", help="notebook folder (default: the ones shipped with evalkit)")
+    p.add_argument("--allow-outside", action="store_true",
+                   help="let the subject name files outside its own folder (.., absolute paths, links out); "
+                        "by default such a path is refused, so a subject file cannot read any file on the machine")
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("report", help="(re)write RUN_DIR/index.html from a run folder",

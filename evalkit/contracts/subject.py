@@ -14,9 +14,9 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from evalkit.contracts.base import SnakeContract
+from evalkit.contracts.types import LowerName, NonEmptyStr
 
-Slug = Annotated[str, Field(pattern=r"^[a-z0-9]+(?:[-_][a-z0-9]+)*$", max_length=64)]
-RelPath = Annotated[str, Field(min_length=1)]
+RelPath = NonEmptyStr
 ParameterName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 """A notebook parameter is a Python variable of the notebook's parameters cell."""
 PATH_PARAMETER_SUFFIXES = ("_file", "_path")
@@ -29,8 +29,8 @@ PIPELINE_PARAMETERS = ("subject_file", "output_dir", "run_at")
 class JudgeSettings(SnakeContract):
     """The judge every criterion runs under: provider, pinned model id, temperature 0."""
 
-    provider: Annotated[str, Field(min_length=1)]
-    model: Annotated[str, Field(min_length=1)]
+    provider: NonEmptyStr
+    model: NonEmptyStr
     temperature: float = Field(default=0, ge=0, le=0, description="pinned to 0 for reproducible verdicts")
 
 
@@ -63,7 +63,7 @@ def check_placeholders(argv: list[str], field: str, known: tuple[str, ...],
 class AgentCommand(SnakeContract):
     """How to run the agent on one case: an argv (no shell) that reads ``{case}`` and writes a trace to ``{out}``."""
 
-    command: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
+    command: list[NonEmptyStr] = Field(min_length=1)
     timeout_s: float = Field(default=60, gt=0)
     env: list[EnvName] = Field(default_factory=list)
     """Names of environment variables passed through to the agent; every other variable is scrubbed."""
@@ -82,7 +82,7 @@ to write, the swing number, and the Python interpreter running evalkit."""
 class EddSettings(SnakeContract):
     """How the eval-driven-development loop asks for amendments (``evalkit edd run``; docs/edd.md)."""
 
-    remedy_command: list[Annotated[str, Field(min_length=1)]] = Field(min_length=1)
+    remedy_command: list[NonEmptyStr] = Field(min_length=1)
     """An argv (no shell) that reads the change request at ``{request}`` and writes its reply to ``{response}``."""
     timeout_s: float = Field(default=600, gt=0)
     remedy_target: Literal["agentspec", "impl"] = "agentspec"
@@ -99,7 +99,7 @@ class EddSettings(SnakeContract):
 class Subject(SnakeContract):
     """One agent under evaluation and the inputs the notebooks read."""
 
-    name: Slug
+    name: LowerName
     description: str | None = None
     traces: RelPath
     labels: RelPath | None = None
@@ -121,8 +121,8 @@ class Subject(SnakeContract):
     edd: EddSettings | None = None
     """The remedy command the eval-driven-development loop hands its change requests to (``evalkit edd run``)."""
     seed: int = 0
-    notebooks: list[Slug] = Field(min_length=1)
-    parameters: dict[Slug, dict[ParameterName, Any]] = Field(default_factory=dict)
+    notebooks: list[LowerName] = Field(min_length=1)
+    parameters: dict[LowerName, dict[ParameterName, Any]] = Field(default_factory=dict)
     """Per notebook (by name), values for the notebook's own parameters: ``{01_error_analysis: {by: channel}}``."""
 
     @field_validator("notebooks")

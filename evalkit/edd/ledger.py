@@ -1,7 +1,14 @@
 """The loop's ledger: an append-only JSONL of what each swing did, from which a killed loop resumes.
 
 One record per event, through :mod:`evalkit.io.append_only` (a record lands whole or not at all, even
-under ``kill -9``):
+under ``kill -9``), so the ledger follows that module's one policy: a final record cut off by an
+interrupted write (another tool's, or an older evalkit's) is left out of the replay and reported
+(:attr:`LedgerState.cut_off`, said by ``edd status`` and ``edd run``), and the next append drops it; the
+loop resumes from the records that landed, redoing the step whose record was cut. Any other line that
+is not a record (a byte-order mark, a corrupted record, garbage) is an error naming ``LEDGER:LINE``,
+and nothing is appended after it.
+
+The events:
 
 - ``started``: the subject, the budget and the clock reading the wall-clock budget counts from;
 - ``evaluated``: swing, phase, the whole :class:`EvalResult`, the improvement call and the stop test's answer;
@@ -24,7 +31,7 @@ from evalkit.contracts.base import CamelContract
 from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest, LoopBudget
 from evalkit.edd.results import EvalResult
 from evalkit.errors import InputError
-from evalkit.io.append_only import AppendOnlyStore
+from evalkit.io.append_only import Appended, AppendOnlyStore
 
 LEDGER = "edd-ledger.jsonl"
 """The ledger's file name in the loop's folder."""
@@ -65,6 +72,7 @@ class LedgerState:
     responses: dict[int, LedgerRecord] = field(default_factory=dict)
     stopped: LedgerRecord | None = None
     cut_off: bool = False
+    """The ledger ended in a record cut off by an interrupted write, left out of this state."""
 
     @property
     def last(self) -> LedgerRecord | None:
@@ -81,8 +89,9 @@ class Ledger:
         self.path = Path(folder) / LEDGER
         self.store = AppendOnlyStore(self.path, LedgerRecord)
 
-    def append(self, record: LedgerRecord) -> None:
-        self.store.append([record])
+    def append(self, record: LedgerRecord) -> Appended:
+        """Add one record; what it returns names the cut-off final line it dropped, if there was one."""
+        return self.store.append([record])
 
     def replay(self) -> LedgerState:
         """Read the ledger back; events out of order are an error naming the ledger.

@@ -34,13 +34,14 @@ import contextlib
 import json
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from evalkit.errors import InputError, StrictJSONError
+from evalkit.io.atomic import default_file_mode
 from evalkit.io.canonical import canonical_line
 from evalkit.io.regular import open_regular
 from evalkit.io.strict_json import loads_strict
@@ -70,6 +71,8 @@ class StoreRead(Generic[M]):
 
     records: list[M]
     cut_off: CutOffLine | None = None
+    lines: list[int] = field(default_factory=list)
+    """The line each record is on, in the same order (so a later check can name ``FILE:LINE``)."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ def read_store_records(path: str | Path, model: type[M]) -> StoreRead[M]:
             raise problems[0]
         assert record is not None
         records.append(record)
-    return StoreRead(records, cut_off)
+    return StoreRead(records, cut_off, [lineno for lineno, _ in values])
 
 
 @contextlib.contextmanager
@@ -237,15 +240,6 @@ def _replace(target: Path, data: bytes, mode: int) -> None:
             os.close(dfd)
 
 
-def _default_mode(target: Path) -> int:
-    try:
-        return target.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
 def append_batch(path: str | Path, records: Sequence[BaseModel | dict[str, Any]]) -> Appended:
     """Append records to a store as canonical JSON lines: all of them or, if interrupted, none.
 
@@ -277,7 +271,7 @@ def append_batch(path: str | Path, records: Sequence[BaseModel | dict[str, Any]]
             kept = old[:end]
             if kept and not kept.endswith(b"\n"):
                 kept += b"\n"  # a complete record without its line break (a hand-edited file)
-            _replace(target, kept + data, _default_mode(target))
+            _replace(target, kept + data, default_file_mode(target))
     except OSError as exc:
         raise InputError(f"cannot append to the store: {exc.strerror or exc}", file=file) from None
     return Appended(len(records), cut_off)

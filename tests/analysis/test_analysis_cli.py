@@ -11,7 +11,10 @@ import pytest
 from analysis_builders import make_trace, note
 
 from evalkit.analysis import append_annotations, read_store
-from evalkit.cli.analysis import add_analysis_parsers
+from evalkit.cli.analysis import add_analysis_parser
+from evalkit.cli.labels import add_labels_parser
+from evalkit.cli.review import add_review_parser
+from evalkit.cli.sample import add_sample_parser
 from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_line
 from evalkit.io.strict_json import read_json_strict
@@ -21,9 +24,11 @@ SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    """Parse with the analysis commands only (as ``evalkit`` wires them) and run; errors as the CLI shows them."""
+    """Parse with the sample, analysis, review and labels commands only (as ``evalkit`` wires them) and run; errors as the CLI shows them."""
     parser = argparse.ArgumentParser(prog="evalkit")
-    add_analysis_parsers(parser.add_subparsers(dest="command"))
+    sub = parser.add_subparsers(dest="command")
+    for add in (add_sample_parser, add_analysis_parser, add_review_parser, add_labels_parser):
+        add(sub)
     args = parser.parse_args([str(a) for a in argv])
     capsys.readouterr()
     try:
@@ -76,9 +81,11 @@ def test_rates_on_the_sample_match_its_ground_truth(capsys):
     rates = json.loads(printed)
     truth = read_json_strict(SAMPLE / "ground-truth.json")["annotations"]["reviewers"]["ana"]
     assert rates["annotator"] == "ana" and rates["reviewed"] == truth["reviewedTraces"]
+    assert "untaggedFails" in rates and "untagged_fails" not in rates  # camelCase, as every --json
     assert {r["mode"]: r["count"] for r in rates["modes"]} == {
         m: row["annotated"] for m, row in truth["failureModes"].items()}
     assert [r["count"] for r in rates["modes"]] == sorted((r["count"] for r in rates["modes"]), reverse=True)
+    assert "untaggedFails" in rates and "untagged_fails" not in rates  # camelCase, as every --json
     code, printed, _ = run(capsys, "analysis", "rates", SAMPLE / "annotations.jsonl")
     lines = printed.splitlines()
     assert lines[0].startswith("annotator ana: 120 reviewed")
@@ -89,10 +96,13 @@ def test_saturation_and_agreement_on_the_sample(capsys):
     code, printed, _ = run(capsys, "analysis", "saturation", SAMPLE / "annotations.jsonl", "--json")
     curve = json.loads(printed)
     assert code == 0 and curve["saturated"] and len(curve["points"]) == 120
-    assert curve["points"][-1]["distinct"] == 4
+    assert curve["points"][-1]["distinct"] == 4 and curve["points"][0]["traceId"]
+    assert curve["sinceLastNew"] == 120 - curve["lastNewAt"]
+    code, _, err = run(capsys, "analysis", "saturation", SAMPLE / "annotations.jsonl", "--window", "0")
+    assert code == 1 and "error: --window must be at least 1, got 0" in err
     code, printed, _ = run(capsys, "analysis", "agreement", SAMPLE / "annotations.jsonl", "ana", "ben", "--json")
     agreement = json.loads(printed)
-    assert code == 0 and agreement["shared_traces"] == 40
+    assert code == 0 and agreement["sharedTraces"] == 40
     assert agreement["label"]["kappa"] > 0.8
 
 
@@ -169,3 +179,48 @@ def test_labels_import_refuses_a_bad_export_with_every_problem_located(capsys, t
     (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
     code, _, err = run(capsys, "labels", "import", tmp_path / "broken.json", "--into", store)
     assert code == 1 and "broken.json:1" in err
+
+
+TAXONOMY = "subject: s\nversion: 1\nmodes:\n- {id: x, name: X, definition: d}\n"
+
+
+def test_rates_name_the_store_line_of_an_unknown_failure_mode(capsys, tmp_path):
+    store = tmp_path / "a.jsonl"
+    # line 2 is relabelled by line 4: only the latest label counts, so the error is on line 4, not 2
+    append_annotations(store, [note("t1", "fail", ("x",)), note("t2", "fail", ("x",)), note("t3"),
+                               note("t2", "fail", ("x", "made-up"), minute=5)])
+    taxonomy = tmp_path / "modes.yaml"
+    taxonomy.write_text(TAXONOMY, encoding="utf-8")
+    code, printed, err = run(capsys, "analysis", "rates", store, "--taxonomy", taxonomy)
+    assert code == 1 and "reviewed" not in printed
+    assert f"error: {store}:4: modes[1]: unknown failure mode 'made-up' (taxonomy has: x)" in err
+    # the same store, relabelled once more without the mode: counted again
+    append_annotations(store, [note("t2", "fail", ("x",), minute=6)])
+    code, printed, _ = run(capsys, "analysis", "rates", store, "--taxonomy", taxonomy)
+    assert code == 0 and "3 reviewed (2 fail, 1 pass)" in printed
+
+
+@pytest.mark.parametrize("command", ["sample", "review"])
+def test_sample_and_review_refuse_to_write_over_an_input(capsys, traces_file, tmp_path, command):
+    before = traces_file.read_bytes()
+    argv = (["sample", traces_file, "--n", "3"] if command == "sample" else ["review", "build", traces_file])
+    code, _, err = run(capsys, *argv, "--out", traces_file)
+    assert code == 1 and f"--out is also the input TRACES ({traces_file})" in err
+    # the same file by another name (a symbolic link, a path through ..) is the same input
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(traces_file)
+    code, _, err = run(capsys, *argv, "--out", tmp_path / "sub" / ".." / "link.jsonl")
+    assert code == 1 and "--out is also the input TRACES" in err
+    assert traces_file.read_bytes() == before
+    if command == "review":
+        store = tmp_path / "store.html"  # a store of any name: the check is on the file, not its suffix
+        append_annotations(store, [note("t01")])
+        kept = store.read_bytes()
+        code, _, err = run(capsys, "review", "build", traces_file, "--labels", store, "--out", store)
+        assert code == 1 and f"--out is also the input --labels ({store})" in err
+        assert store.read_bytes() == kept
+    else:
+        verdicts = tmp_path / "verdicts.jsonl"
+        verdicts.write_text("", encoding="utf-8")
+        code, _, err = run(capsys, "sample", traces_file, "--n", "3", "--verdicts", verdicts, "--out", verdicts)
+        assert code == 1 and f"--out is also the input --verdicts ({verdicts})" in err

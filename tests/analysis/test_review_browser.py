@@ -8,7 +8,7 @@ import json
 from analysis_builders import make_trace, note
 
 from evalkit.analysis import append_annotations, latest, read_store, read_taxonomy, write_review
-from evalkit.cli.analysis import add_analysis_parsers
+from evalkit.cli.labels import add_labels_parser
 
 XSS = "<script>window.__xss=1</script><img src=x onerror=\"window.__xss=2\">"
 TAXONOMY = """subject: support-agent
@@ -25,7 +25,7 @@ modes:
 
 def _import(export, store, taxonomy) -> int:
     parser = argparse.ArgumentParser(prog="evalkit")
-    add_analysis_parsers(parser.add_subparsers(dest="command"))
+    add_labels_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["labels", "import", str(export), "--into", str(store), "--taxonomy", str(taxonomy)])
     return args.func(args)
 

@@ -1,4 +1,5 @@
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -37,17 +38,52 @@ def test_run_folder_has_manifest_executed_notebook_and_pages(overview_run):
     assert str(overview_run) not in page
 
 
+RUN_FILES = ("00_overview/summary.json", "00_overview/00_overview.ipynb", "00_overview/notebook.html",
+             "index.html", "run.json")
+
+
 def test_rerun_is_byte_identical(overview_run, fixture_subject, tmp_path):
     again = tmp_path / "again"
     run_subject(fixture_subject, again, at=RUN_AT)
-    for rel in ("00_overview/summary.json", "index.html", "run.json"):
+    assert sorted(str(p.relative_to(again)) for p in again.rglob("*") if p.is_file()) == sorted(RUN_FILES)
+    for rel in RUN_FILES:
         assert (again / rel).read_bytes() == (overview_run / rel).read_bytes(), rel
 
 
+def test_executed_notebook_keeps_no_clock_reading_random_id_or_run_folder(overview_run):
+    nb = json.loads((overview_run / "00_overview" / "00_overview.ipynb").read_text())
+    source = json.loads((default_notebooks_dir() / "00_overview.ipynb").read_text())
+    ids = [c["id"] for c in nb["cells"]]
+    assert [i for i in ids if i in {c["id"] for c in source["cells"]}] == [c["id"] for c in source["cells"]]
+    assert "injected-parameters-2" in ids  # papermill's cell, after the parameters cell, by its place
+    papermill = nb["metadata"]["papermill"]
+    assert papermill["start_time"] == papermill["end_time"] == RUN_AT and "duration" not in papermill
+    assert papermill["parameters"]["output_dir"] == "." and papermill["output_path"] == "00_overview.ipynb"
+    for cell in nb["cells"]:
+        assert "execution" not in cell["metadata"]
+        assert not {"start_time", "end_time", "duration"} & set(cell["metadata"].get("papermill", {}))
+
+
 def test_no_absolute_path_leaks_into_outputs(overview_run, fixture_subject):
-    for rel in ("00_overview/summary.json", "index.html", "run.json"):
+    for rel in RUN_FILES:
         text = (overview_run / rel).read_text()
-        assert str(fixture_subject.parent) not in text and str(overview_run) not in text, rel
+        assert str(overview_run) not in text, rel
+        if not rel.endswith(".ipynb"):  # the executed notebook records the subject file it was given
+            assert str(fixture_subject.parent) not in text, rel
+
+
+def _csp(html: str) -> str:
+    head = html.split("</head>", 1)[0]
+    [policy] = re.findall(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', head)
+    return policy
+
+
+def test_notebook_pages_carry_the_report_content_security_policy(overview_run):
+    page = (overview_run / "00_overview" / "notebook.html").read_text()
+    policy = _csp(page)
+    assert policy == _csp((overview_run / "index.html").read_text())
+    assert "default-src 'none'" in policy
+    assert page.index("Content-Security-Policy") < page.index("<script")  # before any script it governs
 
 
 def test_report_is_self_contained_and_escapes_trace_text(overview_run):

@@ -1,0 +1,48 @@
+"""``evalkit review build``: the self-contained labelling page, a thin wrapper over :func:`evalkit.analysis.write_review`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from evalkit.cli.annotations import read_annotations, read_taxonomy_option
+from evalkit.cli.paths import refuse_output_over_input
+from evalkit.cli.words import plural
+
+
+def _cmd_review_build(args: argparse.Namespace) -> int:
+    from evalkit.analysis import write_review
+    from evalkit.traces import load
+
+    refuse_output_over_input(args.out, [("TRACES", args.traces), ("--labels", args.labels),
+                                        ("--taxonomy", args.taxonomy)])
+    traces = load(args.traces, args.format)
+    annotations = read_annotations(args.labels).annotations if args.labels else []
+    path = write_review(args.out, traces, annotations=annotations, taxonomy=read_taxonomy_option(args.taxonomy),
+                        annotator=args.annotator, title=args.title or Path(args.traces).name,
+                        hide_metadata=args.hide_metadata or ())
+    print(f"review page for {plural(len(traces), 'trace')}: {path}")
+    return 0
+
+
+def add_review_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``review build`` to the ``evalkit`` command."""
+    from evalkit.traces import FORMATS
+
+    review = sub.add_parser("review", help="build a self-contained HTML page for labelling traces",
+                            description="Review traces in a browser, offline.")
+    rsub = review.add_subparsers(dest="review_command", metavar="COMMAND", required=True)
+    p = rsub.add_parser("build", help="write review.html for a trace file",
+                        description="Write one self-contained HTML file: each trace readable, pass/fail/defer, "
+                                    "notes, failure-mode tags, keyboard shortcuts, autosave in the browser and "
+                                    "an export for `evalkit labels import`.")
+    p.add_argument("traces", metavar="TRACES", help="trace file, in the order to review")
+    p.add_argument("--labels", metavar="STORE", help="annotation store whose latest labels are preloaded")
+    p.add_argument("--taxonomy", metavar="FILE", help="failure modes offered as tags")
+    p.add_argument("--annotator", help="your name, on exported labels (default: the store's main annotator)")
+    p.add_argument("--title", help="page title (default: the trace file's name)")
+    p.add_argument("--hide-metadata", action="append", metavar="KEY",
+                   help="leave this trace metadata field off the page (repeatable), e.g. ground truth")
+    p.add_argument("--format", choices=["auto", *FORMATS], default="auto", help="trace format (default: sniffed)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    p.set_defaults(func=_cmd_review_build)

@@ -1,0 +1,52 @@
+"""``evalkit sample``: pick the traces to read first, a thin wrapper over :func:`evalkit.analysis.sample_traces`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from evalkit.cli.paths import refuse_output_over_input
+from evalkit.cli.words import plural
+from evalkit.errors import InputError
+
+
+def _cmd_sample(args: argparse.Namespace) -> int:
+    from evalkit.analysis import sample_traces
+    from evalkit.contract_files import read_models
+    from evalkit.contracts.verdict import CriterionVerdict
+    from evalkit.traces import load, write_jsonl
+
+    if Path(args.out).suffix.lower() != ".jsonl":
+        raise InputError("output must end in .jsonl", file=args.out)
+    refuse_output_over_input(args.out, [("TRACES", args.traces), ("--verdicts", args.verdicts)])
+    traces = load(args.traces, args.format)
+    verdicts = read_models(args.verdicts, CriterionVerdict) if args.verdicts else None
+    chosen = sample_traces(traces, args.n, args.strategy, args.seed, by=args.by, verdicts=verdicts)
+    write_jsonl(chosen, args.out)
+    print(f"sampled {len(chosen)} of {plural(len(traces), 'trace')} ({args.strategy}, seed {args.seed}) "
+          f"into {args.out}, in review order")
+    if len(chosen) < min(args.n, len(traces)):
+        print(f"note: only {len(chosen)} traces qualify for {args.strategy} sampling (asked for {args.n})",
+              file=sys.stderr)
+    return 0
+
+
+def add_sample_parser(sub: argparse._SubParsersAction) -> None:
+    """Add ``sample`` to the ``evalkit`` command."""
+    from evalkit.analysis import STRATEGIES
+    from evalkit.traces import FORMATS
+
+    p = sub.add_parser("sample", help="pick traces to review: random, stratified, outlier, failure-driven, uncertainty",
+                       description="Choose N traces to read first and write them, in review order, as evalkit "
+                                   "JSONL. The same seed always picks the same traces.")
+    p.add_argument("traces", metavar="TRACES", help="trace file (any format evalkit reads)")
+    p.add_argument("--n", type=int, required=True, metavar="N", help="how many traces to pick")
+    p.add_argument("--strategy", choices=STRATEGIES, default="random", help="how to pick (default: random)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--by", metavar="FIELD", help="stratified: a metadata field, or tools, name, tool_calls, has_error")
+    p.add_argument("--verdicts", metavar="FILE", help="judge verdicts (JSONL): required for uncertainty, "
+                                                      "counted by failure-driven")
+    p.add_argument("--format", choices=["auto", *FORMATS], default="auto", help="trace format (default: sniffed)")
+    p.add_argument("--out", required=True, metavar="FILE", help="output .jsonl")
+    p.set_defaults(func=_cmd_sample)
