@@ -13,7 +13,12 @@ pydantic model (one model per edge), which is the larger part of the time on the
 Both semantics are measured against the plain algorithm of the same semantics: ``received`` (the
 default: the text each consumer received) and ``mutagent`` (the reference method's JSON text).
 
-Run: ``python -m benchmarks.bench_flow [--sizes 100 300 1000] [--repeat 3] [--semantics received mutagent]``.
+Two shapes of trace (``SHAPES``): ``long``, one conversation over the whole trace, and ``turns``, a new
+question every 60 steps, so each model input is shorter and the costs per observation and per value
+(writing consumer texts, building the automaton, spelling out edges) weigh more than the scan.
+
+Run: ``python -m benchmarks.bench_flow [--sizes 100 300 1000] [--repeat 3] [--semantics received mutagent]
+[--shapes long turns]``.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ def _words(rng: random.Random, n: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(n))
 
 
-def _tool_result(rng: random.Random, tool: str, step: int) -> Any:
+def _tool_result(rng: random.Random, tool: str, step: int, record_words: tuple[int, int] = (40, 200)) -> Any:
     if tool == DISPATCH:
         return {"brief": f"Research brief {step}: {_words(rng, 18)}",
                 "ticket": f"RES-{rng.randrange(10**8):08d}"}
@@ -54,12 +59,18 @@ def _tool_result(rng: random.Random, tool: str, step: int) -> Any:
               "details": {"eta_days": rng.randrange(1, 9), "note": _words(rng, 6), "score": rng.random()},
               "count": rng.randrange(100), "ok": True, "next_page": None}
     if tool in ("search_orders", "get_customer"):  # a retrieved record: the long part of a real context
-        result["text"] = _words(rng, rng.randrange(40, 200))
+        result["text"] = _words(rng, rng.randrange(*record_words))
     return result
 
 
-def long_context_trace(n_obs: int, seed: int = 0) -> Trace:
-    """An agent trace of ``n_obs`` observations whose model inputs hold the conversation so far."""
+def long_context_trace(n_obs: int, seed: int = 0, *, turn_steps: int | None = None,
+                       record_words: tuple[int, int] = (40, 200)) -> Trace:
+    """An agent trace of ``n_obs`` observations whose model inputs hold the conversation so far.
+
+    ``turn_steps``: when given, the user asks a new question every ``turn_steps`` steps and the
+    conversation starts again from the system prompt (shorter turns); ``record_words``: the range of
+    words of a retrieved record's text.
+    """
     rng = random.Random(seed)
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM},
                                       {"role": "user", "content": f"Where is my parcel? {_words(rng, 20)}"}]
@@ -75,6 +86,8 @@ def long_context_trace(n_obs: int, seed: int = 0) -> Trace:
 
     while len(observations) < n_obs:
         step += 1
+        if turn_steps is not None and step % turn_steps == 0:
+            messages[:] = [messages[0], {"role": "user", "content": f"Next question {step}: {_words(rng, 20)}"}]
         tool = rng.choice(TOOLS)
         reply = f"Step {step}: checking {_words(rng, 8)} for {last_id}."
         arguments = {"query": f"{_words(rng, 3)} {last_id}", "limit": rng.randrange(1, 20)}
@@ -83,7 +96,7 @@ def long_context_trace(n_obs: int, seed: int = 0) -> Trace:
             output={"content": reply, "tool_call": {"name": tool, "arguments": arguments}})
         messages.append({"role": "assistant", "content": reply, "tool_calls": [{"name": tool, "arguments":
                                                                                 json.dumps(arguments)}]})
-        result = _tool_result(rng, tool, step)
+        result = _tool_result(rng, tool, step, record_words)
         add("TOOL", tool, input=arguments, output=result)
         if isinstance(result, dict) and "id" in result:
             last_id = result["id"]
@@ -96,6 +109,15 @@ def long_context_trace(n_obs: int, seed: int = 0) -> Trace:
         content = result if isinstance(result, str) else json.dumps(result, sort_keys=True)
         messages.append({"role": "tool", "name": tool, "content": content})
     return Trace.model_validate({"id": f"bench-{n_obs}-{seed}", "observations": observations[:n_obs]})
+
+
+SHAPES: dict[str, Callable[[int], Trace]] = {
+    "long": long_context_trace,
+    "turns": lambda n_obs: long_context_trace(n_obs, turn_steps=60, record_words=(150, 650)),
+}
+"""``long``: one conversation over the whole trace (93 MB of consumer text at 1,000 observations,
+490k edges); ``turns``: a new question every 60 steps with longer retrieved records (20 MB, 64k edges):
+shorter texts, so the costs per observation and per value weigh more than the scan."""
 
 
 def _timed(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -120,22 +142,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each fast build; the best is kept")
     parser.add_argument("--semantics", nargs="+", choices=SEMANTICS, default=list(SEMANTICS),
                         help="which matching rules to measure (default: both)")
+    parser.add_argument("--shapes", nargs="+", choices=list(SHAPES), default=list(SHAPES),
+                        help="which traces to measure (default: both; see SHAPES)")
     args = parser.parse_args(argv)
-    for semantics in args.semantics:
-        print(f"semantics={semantics}")
-        _measure(args.sizes, args.repeat, semantics)
+    for shape in args.shapes:
+        for semantics in args.semantics:
+            print(f"shape={shape} semantics={semantics}")
+            _measure(args.sizes, args.repeat, semantics, SHAPES[shape])
     print("ratio = plain algorithm time / evalkit time on the same trace in the same process, outputs "
           "asserted identical.\nms/MB = build_flow_graph time per MB of consumer text: flat or falling means time "
           "grows no faster than the input.\nus/edge model = what .to_graph() adds per edge: the "
-          "validated pydantic model.\nTarget: >= 50x at 1000 observations.")
+          "validated pydantic model.\nTarget: >= 50x at 1000 observations, on both shapes.")
 
 
-def _measure(sizes: list[int], repeat: int, semantics: str) -> None:
+def _measure(sizes: list[int], repeat: int, semantics: str, shape: Callable[[int], Trace]) -> None:
     print(f"{'obs':>6}{'input MB':>10}{'edges':>9}{'plain s':>10}{'build_flow_graph s':>20}{'ratio':>8}"
           f"{'ms/MB':>8}{'+ .to_graph() s':>17}{'ratio':>8}{'us/edge model':>15}")
     received = ReceivedText()
     for n_obs in sizes:
-        trace = long_context_trace(n_obs)
+        trace = shape(n_obs)
         text = consumer_text if semantics == "mutagent" else (lambda obs: received(obs.input))
         input_mb = sum(len(text(obs)) for obs in trace.observations) / 1e6
         plain_s, expected = _timed(lambda t=trace: plain_flow_graph(t, dispatch_tool_names=[DISPATCH],

@@ -9,8 +9,11 @@ the file orders them.
 from __future__ import annotations
 
 import hashlib
+import os
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+
+import polars as pl
 
 from evalkit.analysis.features import groups as group_traces
 from evalkit.analysis.features import trace_features
@@ -32,13 +35,14 @@ _MAD_TO_SIGMA = 1.4826
 """Scales the median absolute deviation to a standard deviation for normal data."""
 
 
-def sample_traces(traces: Sequence[Trace], n: int, strategy: str = "random", seed: int = 0, *,
-                  by: str | None = None, verdicts: Sequence[CriterionVerdict] | None = None,
+def sample_traces(traces: Sequence[Trace] | str | os.PathLike[str], n: int, strategy: str = "random",
+                  seed: int = 0, *, by: str | None = None, verdicts: Sequence[CriterionVerdict] | None = None,
                   low_confidence: float = LOW_CONFIDENCE) -> list[Trace]:
     """Pick up to ``n`` traces to review, in the order to review them.
 
     Args:
-        traces: the traces to choose from (ids must be unique).
+        traces: the traces to choose from (ids must be unique), or the folder of a trace dataset too
+            large for memory (read a file at a time; see :mod:`evalkit.analysis.dataset_sampling`).
         n: how many to pick; fewer come back when the strategy finds fewer candidates.
         strategy: ``random``; ``stratified`` (equal turns for each group of ``by``, so rare groups
             are seen early); ``outlier`` (most unusual length, latency, tool count or errors first);
@@ -55,34 +59,57 @@ def sample_traces(traces: Sequence[Trace], n: int, strategy: str = "random", see
         InputError: an unknown strategy, a missing ``by`` or ``verdicts``, ``n`` below 1, or
             duplicate trace ids.
     """
+    if isinstance(traces, str | os.PathLike):
+        from evalkit.analysis.dataset_sampling import sample_dataset
+
+        return sample_dataset(traces, n, strategy, seed, by=by, verdicts=verdicts,
+                              low_confidence=low_confidence)
+    check_sampling(n, strategy, by)
+    _check_unique(traces)
+    order = review_order([t.id for t in traces], n, strategy, seed, features=lambda: trace_features(traces),
+                         groups=lambda: group_traces(traces, by) if by else {}, by=by, verdicts=verdicts,
+                         low_confidence=low_confidence)
+    return [traces[i] for i in order]
+
+
+def check_sampling(n: int, strategy: str, by: str | None) -> None:
+    """Raise an InputError for an unknown strategy, ``n`` below 1, or stratifying by nothing."""
     if strategy not in STRATEGIES:
         raise InputError(f"unknown sampling strategy {strategy!r} (one of: {', '.join(STRATEGIES)})",
                          path="strategy")
     if n < 1:
         raise InputError(f"must be at least 1 (got {n})", path="n")
-    _check_unique(traces)
+    if strategy == "stratified" and not by:
+        raise InputError("stratified sampling needs a field to stratify by", path="by")
+
+
+def review_order(ids: Sequence[str], n: int, strategy: str, seed: int, *,
+                 features: Callable[[], pl.DataFrame], groups: Callable[[], dict[str, str]], by: str | None,
+                 verdicts: Sequence[CriterionVerdict] | None, low_confidence: float) -> list[int]:
+    """The positions in ``ids`` of the traces :func:`sample_traces` picks, in review order.
+
+    ``features`` (``trace_features`` rows in the order of ``ids``) and ``groups`` (trace id -> group
+    of ``by``) are called only by the strategies that need them, so a caller holding only ids (a
+    trace dataset too large for memory) computes them only when asked.
+    """
     # One seeded key per trace id: a random order of the set, independent of the order of the file.
-    tiebreak = [_draw_key(seed, t.id) for t in traces]
+    tiebreak = [_draw_key(seed, trace_id) for trace_id in ids]
     if strategy == "random":
-        return [traces[i] for i in sorted(range(len(traces)), key=lambda i: tiebreak[i])[:n]]
+        return sorted(range(len(ids)), key=lambda i: tiebreak[i])[:n]
     if strategy == "stratified":
-        if not by:
-            raise InputError("stratified sampling needs a field to stratify by", path="by")
-        return _stratified(traces, n, by, tiebreak)
+        return _stratified(ids, groups(), n, tiebreak)
     if strategy == "outlier":
-        scores = _outlier_scores(traces)
-        order = sorted(range(len(traces)), key=lambda i: (-scores[i], tiebreak[i]))
-        return [traces[i] for i in order[:n]]
+        scores = _outlier_scores(features())
+        return sorted(range(len(ids)), key=lambda i: (-scores[i], tiebreak[i]))[:n]
     if strategy == "failure-driven":
-        keys = _failure_keys(traces, verdicts or ())
-        order = sorted((i for i in range(len(traces)) if keys[i] != (0, 0)), key=lambda i: (keys[i], tiebreak[i]))
-        return [traces[i] for i in order[:n]]
+        keys = _failure_keys(ids, features(), verdicts or ())
+        failing = (i for i in range(len(ids)) if keys[i] != (0, 0))
+        return sorted(failing, key=lambda i: (keys[i], tiebreak[i]))[:n]
     if verdicts is None:
         raise InputError("uncertainty sampling needs judge verdicts", path="verdicts")
-    keys = _uncertainty_keys(traces, verdicts, low_confidence)
-    order = sorted((i for i in range(len(traces)) if keys[i] is not None),
-                   key=lambda i: (keys[i], tiebreak[i]))
-    return [traces[i] for i in order[:n]]
+    keys = _uncertainty_keys(ids, verdicts, low_confidence)
+    unsure = (i for i in range(len(ids)) if keys[i] is not None)
+    return sorted(unsure, key=lambda i: (keys[i], tiebreak[i]))[:n]
 
 
 def _draw_key(seed: int, trace_id: str) -> bytes:
@@ -101,16 +128,15 @@ def _check_unique(traces: Sequence[Trace]) -> None:
         seen.add(trace.id)
 
 
-def _stratified(traces: Sequence[Trace], n: int, by: str, tiebreak: list[bytes]) -> list[Trace]:
-    group = group_traces(traces, by)
+def _stratified(ids: Sequence[str], group: dict[str, str], n: int, tiebreak: list[bytes]) -> list[int]:
     strata: dict[str, list[int]] = {}
-    for i, trace in enumerate(traces):
-        strata.setdefault(group[trace.id], []).append(i)
+    for i, trace_id in enumerate(ids):
+        strata.setdefault(group[trace_id], []).append(i)
     queues = [sorted(members, key=lambda i: tiebreak[i]) for _, members in sorted(strata.items())]
-    out: list[Trace] = []
+    out: list[int] = []
     turn = 0
     while len(out) < n and any(turn < len(q) for q in queues):
-        out += [traces[q[turn]] for q in queues if turn < len(q)][: n - len(out)]
+        out += [q[turn] for q in queues if turn < len(q)][: n - len(out)]
         turn += 1
     return out
 
@@ -130,27 +156,26 @@ def _robust_z(values: list[float | None]) -> list[float]:
     return [0.0 if v is None else abs(v - median) / scale for v in values]
 
 
-def _outlier_scores(traces: Sequence[Trace]) -> list[float]:
-    features = trace_features(traces)
+def _outlier_scores(features: pl.DataFrame) -> list[float]:
     columns = [_robust_z(features[name].to_list()) for name in OUTLIER_FEATURES]
-    return [max(col[i] for col in columns) for i in range(len(traces))]
+    return [max(col[i] for col in columns) for i in range(features.height)]
 
 
-def _failure_keys(traces: Sequence[Trace], verdicts: Sequence[CriterionVerdict]) -> list[tuple[int, int]]:
+def _failure_keys(ids: Sequence[str], features: pl.DataFrame,
+                  verdicts: Sequence[CriterionVerdict]) -> list[tuple[int, int]]:
     """Sort key per trace: (minus the number of kinds of failure signal, minus their total count)."""
     judge_fails: dict[str, int] = {}
     for v in verdicts:
         if v.result == "fail":
             judge_fails[v.trace_id] = judge_fails.get(v.trace_id, 0) + 1
-    features = trace_features(traces)
     keys = []
-    for row, trace in zip(features.iter_rows(named=True), traces, strict=True):
-        signals = (row["errors"] + row["warnings"], row["failed_tools"], judge_fails.get(trace.id, 0))
+    for row, trace_id in zip(features.iter_rows(named=True), ids, strict=True):
+        signals = (row["errors"] + row["warnings"], row["failed_tools"], judge_fails.get(trace_id, 0))
         keys.append((-sum(1 for s in signals if s), -sum(signals)))
     return keys
 
 
-def _uncertainty_keys(traces: Sequence[Trace], verdicts: Sequence[CriterionVerdict],
+def _uncertainty_keys(ids: Sequence[str], verdicts: Sequence[CriterionVerdict],
                       low_confidence: float) -> list[tuple[int, float] | None]:
     """Sort key per trace: (minus its uncertain verdicts, its lowest confidence); None if it is sure."""
     uncertain: dict[str, int] = {}
@@ -161,7 +186,7 @@ def _uncertainty_keys(traces: Sequence[Trace], verdicts: Sequence[CriterionVerdi
         if v.confidence is not None:  # imported verdicts may not record a confidence
             lowest[v.trace_id] = min(lowest.get(v.trace_id, 1.0), v.confidence)
     out: list[tuple[int, float] | None] = []
-    for trace in traces:
-        count, low = uncertain.get(trace.id, 0), lowest.get(trace.id, 1.0)
+    for trace_id in ids:
+        count, low = uncertain.get(trace_id, 0), lowest.get(trace_id, 1.0)
         out.append((-count, low) if count or low < low_confidence else None)
     return out

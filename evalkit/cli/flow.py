@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections import Counter
 from pathlib import Path
@@ -44,34 +45,55 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
     from evalkit.contract_files import read_model
     from evalkit.contracts.flow import ExpectedFlow
-    from evalkit.flow import build_flow_graph, diff_expected_flow, flow_graph_line
+    from evalkit.distributed import (
+        FlowOptions,
+        FlowPartition,
+        build_flow_partition,
+        build_flow_work,
+        dask_client,
+        run_partitions,
+        source_partitions,
+    )
     from evalkit.io import atomic_write_text, atomic_writer
     from evalkit.io.canonical import compact_sorted_json as sorted_json
-    from evalkit.traces import iter_traces
 
     out = Path(args.out)
     if out.suffix.lower() != ".jsonl":
         raise InputError("output must end in .jsonl", file=str(out))
     if args.min_thread_len < 1:
         raise InputError(f"--min-thread-len must be at least 1, got {args.min_thread_len}")
+    if args.partition_size < 1:
+        raise InputError(f"--partition-size must be at least 1, got {args.partition_size}")
+    from evalkit.cli.paths import refuse_output_over_input
+
+    inputs = [*(("TRACES", src) for src in args.traces), ("--expected", args.expected)]
+    refuse_output_over_input(out, inputs)
+    if args.expected:  # the diffs are written too, beside --out
+        refuse_output_over_input(_diff_path(out), inputs, option="the diff file (OUT.diff.jsonl)")
     expected = read_model(args.expected, ExpectedFlow) if args.expected else None
     dispatch = set(args.dispatch) | set(expected.dispatch_tool_names if expected else ())
-    diffs: list[FlowDiff] = []
-    graphs = edges = unthreaded = terminal = 0
-    with atomic_writer(out, "w") as fh, tqdm(desc="building", unit=" traces", disable=None,
-                                             file=sys.stderr) as bar:
-        for src in args.traces:
-            for trace in iter_traces(src, args.format):
-                flow = build_flow_graph(trace, dispatch_tool_names=dispatch, min_thread_len=args.min_thread_len,
-                                        semantics=args.semantics)
-                fh.write(flow_graph_line(flow))
-                graphs += 1
-                edges += flow.edge_count
-                unthreaded += len(flow.unthreaded_outputs)
-                terminal += len(flow.terminal_outputs)
-                if expected is not None:
-                    diffs.append(diff_expected_flow(flow, expected))
-                bar.update(1)
+    options = FlowOptions(frozenset(dispatch), args.min_thread_len, args.semantics, expected)
+
+    total = FlowPartition()
+    with tqdm(desc="building", unit=" traces", disable=None, file=sys.stderr) as bar:
+        if args.workers is None and args.scheduler is None:
+            with atomic_writer(out, "w") as fh:
+                for partition in source_partitions(args.traces, args.format, args.partition_size):
+                    result = build_flow_partition(partition, options)
+                    fh.write(result.text)
+                    total.add(result.summary)
+                    bar.update(len(partition))
+        else:
+            # The same traces in the same order, results merged in partition order: the same bytes.
+            with dask_client(workers=args.workers, scheduler=args.scheduler) as client:
+                task = functools.partial(build_flow_work, options=options)
+                # Local workers see the files: they read native JSONL lines themselves.
+                work = source_partitions(args.traces, args.format, args.partition_size,
+                                         workers_read_files=args.workers is not None)
+                for summary in run_partitions(client, task, work, out, on_done=bar.update):
+                    total.add(summary)
+    graphs, edges, unthreaded, terminal, diffs = (total.graphs, total.edges, total.unthreaded, total.terminal,
+                                                  total.diffs)
     ends = "" if args.semantics == "mutagent" else f", {terminal} terminal (end products, not dropped)"
     print(f"built {graphs} flow graph{'s' if graphs != 1 else ''} ({edges} edges, {unthreaded} unthreaded "
           f"output{'s' if unthreaded != 1 else ''}{ends}) into {out}")
@@ -84,6 +106,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def add_flow_parser(sub: argparse._SubParsersAction) -> None:
+    from evalkit.distributed import DEFAULT_PARTITION_TRACES
     from evalkit.flow import DEFAULT_MIN_THREAD_LEN, SEMANTICS
     from evalkit.traces import FORMATS
 
@@ -99,7 +122,7 @@ def add_flow_parser(sub: argparse._SubParsersAction) -> None:
                                     "expected flow: a summary is printed and the diffs are written beside "
                                     "the output, as OUT.diff.jsonl.")
     p.add_argument("traces", nargs="+", metavar="TRACES",
-                   help="trace files to read (any format evalkit imports)")
+                   help="trace files to read (any format evalkit imports), or trace dataset folders")
     p.add_argument("--out", required=True, metavar="FILE", help="output file, .jsonl")
     p.add_argument("--expected", metavar="FILE", help="an expected-flow file (JSON or YAML) to diff against; "
                                                       "its dispatch tools count as --dispatch")
@@ -114,4 +137,14 @@ def add_flow_parser(sub: argparse._SubParsersAction) -> None:
                    help="received (default): a value threads when the consumer received it (strings as "
                         "they are, JSON text decoded) and end products are terminal, not unthreaded; "
                         "mutagent: the reference method exactly (the value's JSON text in the input's)")
+    cluster = p.add_argument_group("cluster", "spread the traces over Dask workers (pip install "
+                                              "'evalkit[cluster]'); the output is byte-identical to one "
+                                              "process")
+    where = cluster.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N", help="start a local cluster of N worker processes")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="use a running Dask scheduler (tcp://host:8786); its workers need evalkit "
+                            "installed and the trace files are read here, not by the workers")
+    cluster.add_argument("--partition-size", type=int, default=DEFAULT_PARTITION_TRACES, metavar="N",
+                         help=f"traces per unit of work (default {DEFAULT_PARTITION_TRACES})")
     p.set_defaults(func=_cmd_build)

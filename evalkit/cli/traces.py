@@ -37,9 +37,21 @@ def _cmd_import(args: argparse.Namespace) -> int:
     from evalkit.traces.report import ImportReport
 
     out = Path(args.out)
-    if out.suffix.lower() not in (".jsonl", ".parquet"):
-        raise InputError("output must end in .jsonl or .parquet", file=str(out))
-    check_writable(out)  # before reading anything: a bad --out should not cost a long read first
+    if args.partition_by is not None:
+        from evalkit.traces import partition_key
+
+        partition_key(args.partition_by)  # before reading anything, like the checks of a file below
+        if out.exists() and not out.is_dir():
+            raise InputError("--partition-by writes a folder of Parquet files, and this is a file; give a "
+                             "folder", file=str(out))
+    elif args.overwrite:
+        raise InputError("--overwrite replaces a dataset folder; it goes with --partition-by (a file is "
+                         "always replaced, atomically)")
+    elif out.suffix.lower() not in (".jsonl", ".parquet"):
+        raise InputError("output must end in .jsonl or .parquet (or give --partition-by to write a folder)",
+                         file=str(out))
+    else:
+        check_writable(out)  # before reading anything: a bad --out should not cost a long read first
     for src in args.sources:
         if Path(src).resolve() == out.resolve():
             raise InputError("--out is also a source: the import would replace the file it reads; "
@@ -71,6 +83,11 @@ def _cmd_import(args: argparse.Namespace) -> int:
             raise _EmptySources
 
     writer = write_parquet if out.suffix.lower() == ".parquet" else write_jsonl
+    if args.partition_by is not None:
+        from evalkit.traces import write_dataset
+
+        def writer(traces, out):
+            return write_dataset(traces, out, args.partition_by, overwrite=args.overwrite)
     try:
         with terminate_as_exit():
             count = writer(traces(), out)
@@ -130,13 +147,22 @@ def _print_stats(stats: dict) -> None:
 
 def _cmd_stats(args: argparse.Namespace) -> int:
     from evalkit.io.canonical import canonical_dumps
+    from evalkit.traces import is_trace_dataset
     from evalkit.traces.formats import iter_traces
     from evalkit.traces.frame import to_frame, trace_stats
 
-    traces = list(iter_traces(args.file, args.format))
-    stats = trace_stats(to_frame(traces), n_traces=len(traces))
+    if is_trace_dataset(args.file):  # a partitioned dataset: streamed queries, never every trace in memory
+        if args.format not in ("auto", "evalkit"):
+            raise InputError(f"a folder is read as an evalkit trace dataset, not {args.format!r}",
+                             file=args.file)
+        stats = trace_stats(args.file)
+    else:
+        traces = list(iter_traces(args.file, args.format))
+        stats = trace_stats(to_frame(traces), n_traces=len(traces))
     if args.json:
-        sys.stdout.write(canonical_dumps(stats))
+        from evalkit.traces import stats_json
+
+        sys.stdout.write(canonical_dumps(stats_json(stats)))
     else:
         _print_stats(stats)
     return 0
@@ -155,7 +181,14 @@ def add_traces_parser(sub: argparse._SubParsersAction) -> None:
                                     "chat logs or evalkit files, and write them as one evalkit file.")
     p.add_argument("sources", nargs="+", metavar="SRC", help="trace files to read")
     p.add_argument("--format", choices=formats, default="auto", help="source format (default: sniffed)")
-    p.add_argument("--out", required=True, metavar="FILE", help="output file, .jsonl or .parquet")
+    p.add_argument("--out", required=True, metavar="FILE", help="output file, .jsonl or .parquet (a folder "
+                                                                "with --partition-by)")
+    p.add_argument("--partition-by", metavar="day|FIELD",
+                   help="write a partitioned Parquet dataset (a folder, OUT/KEY=VALUE/part-N.parquet) for "
+                        "trace sets too large for memory, by the UTC day of each trace's first observation "
+                        "or by a trace metadata field; `traces stats` and `flow build` read it lazily")
+    p.add_argument("--overwrite", action="store_true",
+                   help="with --partition-by: replace the dataset already in the --out folder")
     p.add_argument("--skip-invalid", action="store_true",
                    help="skip malformed records into FILE.quarantine.jsonl instead of stopping")
     p.add_argument("--allow-empty", action="store_true",
@@ -176,7 +209,8 @@ def add_traces_parser(sub: argparse._SubParsersAction) -> None:
     p = tsub.add_parser("stats", help="counts, tools, latency, tokens and errors of a trace file",
                         description="Summarise a trace file: counts per type and name, tools used, latency "
                                     "and token distributions, error levels.")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE",
+                   help="a trace file, or a dataset folder written with --partition-by")
     p.add_argument("--format", choices=formats, default="auto", help="source format (default: sniffed)")
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     p.set_defaults(func=_cmd_stats)

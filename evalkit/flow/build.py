@@ -73,9 +73,10 @@ class Flow:
         """Every edge, ordered by producer, then slot, then consumer."""
         ids = [node.id for node in self.nodes]
         edges: list[Edge] = []
-        for r in self.reaches:  # hundreds of thousands of edges: per-reach constants hoisted
-            producer, slot, kind = ids[r.producer], r.slot, self._kind(r.producer)
-            edges += [(producer, ids[j], slot, kind) for j in r.consumers]
+        with paused_gc():  # hundreds of thousands of tuples and no reference cycles
+            for r in self.reaches:  # per-reach constants hoisted
+                producer, slot, kind = ids[r.producer], r.slot, self._kind(r.producer)
+                edges += [(producer, ids[j], slot, kind) for j in r.consumers]
         return edges
 
     @cached_property
@@ -139,11 +140,10 @@ def _reached_by(observations: list[Observation], value_ids: dict[str, int]) -> l
     return reached_by
 
 
-def _received_by(observations: list[Observation], value_ids: dict[str, int],
+def _received_by(observations: list[Observation], finder: ValueFinder, n_values: int,
                  received: ReceivedText) -> list[list[int]]:
     """:func:`_reached_by` on the text each observation received; an absent input received nothing."""
-    finder = ValueFinder(list(value_ids))
-    reached_by: list[list[int]] = [[] for _ in value_ids]
+    reached_by: list[list[int]] = [[] for _ in range(n_values)]
     for j, obs in enumerate(observations):
         if obs.input is not None:
             for vid in finder.find(received(obs.input)).ids:
@@ -177,8 +177,12 @@ def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
     if semantics not in SEMANTICS:
         raise InputError(f"semantics must be one of {', '.join(SEMANTICS)}, got {semantics!r}; use 'received' "
                          "unless the traces come from the mutagent reference method")
+    with paused_gc():  # a list per followed value, a node model per observation: no reference cycles
+        return _build(trace, frozenset(dispatch_tool_names), min_thread_len, semantics)
+
+
+def _build(trace: Trace, dispatch: frozenset[str], min_thread_len: int, semantics: Semantics) -> Flow:
     received = ReceivedText() if semantics == "received" else None
-    dispatch = frozenset(dispatch_tool_names)
     nodes: list[FlowNode] = []
     value_ids: dict[str, int] = {}
     # (producer, slot, value ids), by producer then slot; "received" may follow a value by two texts
@@ -198,11 +202,11 @@ def build_flow_graph(trace: Trace, *, dispatch_tool_names: Iterable[str] = (),
         reached_by = _reached_by(trace.observations, value_ids) if value_ids else []
         return Flow(trace.id, nodes, [SlotReach(producer, slot, _after(reached_by[vids[0]], producer))
                                       for producer, slot, vids in followed])
-    reached_by = _received_by(trace.observations, value_ids, received) if value_ids else []
+    finder = ValueFinder(list(value_ids))  # one automaton for the inputs and the trace's output
+    reached_by = _received_by(trace.observations, finder, len(value_ids), received) if value_ids else []
     # Nothing after the last observation that took any input could have passed a value on.
     last_input = max((i for i, obs in enumerate(trace.observations) if obs.input is not None), default=-1)
-    answered = set(ValueFinder(list(value_ids)).find(received(trace.output)).id_set) \
-        if value_ids and trace.output is not None else set()
+    answered = set(finder.find(received(trace.output)).id_set) if value_ids and trace.output is not None else set()
     reaches = []
     for producer, slot, vids in followed:
         found = reached_by[vids[0]] if len(vids) == 1 else sorted(set().union(*(reached_by[v] for v in vids)))

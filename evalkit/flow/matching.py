@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import ahocorasick
 
@@ -31,6 +31,11 @@ _CANDIDATES = 4
 _GROUPS = 64
 """How many groups are remembered (the least recently used is forgotten), so memory stays bounded."""
 
+KEY_LEN = 48
+"""The automaton holds each value's first characters only; a hit is checked against the whole value.
+Produced values run to kilobytes (retrieved records, replies): an automaton of whole values costs more
+to build than every scan it then makes, and a 48-character start rarely occurs without the rest."""
+
 
 @dataclass(slots=True)
 class Occurrences:
@@ -42,12 +47,21 @@ class Occurrences:
     ids: list[int]
     """The found values' ids, in the order of ``first_ends``."""
     id_set: set[int]
+    long_at: list[int] = field(default_factory=list)
+    """Where each occurrence of the key of a value longer than its key starts, ascending: a later text
+    sharing this one's prefix checks from them whether such a value runs on past the shared part."""
+    long_keys: list[tuple] = field(default_factory=list)
+    """The automaton's entry of each key in ``long_at``."""
 
 
 def common_prefix_len(a: str, b: str) -> int:
     """The length of the longest common prefix of two strings, compared block by block in C."""
     n = min(len(a), len(b))
     lo, step = 0, 256
+    # The usual pair, a conversation and the same one a turn later, parts near the end of the shorter:
+    # one comparison of the bulk (copying it once) before the search.
+    if n > 4 * step and a[: n - step] == b[: n - step]:
+        lo = n - step
     while lo < n:
         hi = min(n, lo + step)
         if a[lo:hi] != b[lo:hi]:
@@ -76,26 +90,69 @@ class ValueFinder:
         self._automaton: ahocorasick.Automaton | None = None
         self._longest = max((len(v) for v in values), default=0)
         if values:
-            automaton = ahocorasick.Automaton()
+            # key -> the ids of the values starting with it (several values may share their first characters)
+            keyed: dict[str, list[int]] = {}
             for vid, value in enumerate(values):
                 if not value:
                     raise InputError(f"values[{vid}]: an empty value occurs everywhere; it cannot be found, "
                                      "so leave empty values out before matching")
-                automaton.add_word(value, vid)
+                keyed.setdefault(value[:KEY_LEN], []).append(vid)
+            automaton = ahocorasick.Automaton()
+            for key, (vid, *others) in keyed.items():
+                long = any(len(values[v]) > len(key) for v in (vid, *others))
+                automaton.add_word(key, (len(key), vid, values[vid], [(o, values[o]) for o in others], long))
             automaton.make_automaton()
             self._automaton = automaton
         self._recent: dict[str, deque[Occurrences]] = {}
 
-    def _scan(self, found: Occurrences, start: int) -> Occurrences:
-        """Add the values that first occur in ``found.text`` at or after ``start``."""
+    def _scan(self, found: Occurrences, start: int, new: list[tuple[int, int]] | None = None) -> Occurrences:
+        """Add the values that first occur in ``found.text`` at or after ``start`` (and those in ``new``,
+        ``(end, id)`` of values found before ``start``)."""
         assert self._automaton is not None
-        id_set, first_ends, ids = found.id_set, found.first_ends, found.ids
-        for end, vid in self._automaton.iter(found.text, start):
-            if vid not in id_set:
+        text, id_set, long_at, long_keys = found.text, found.id_set, found.long_at, found.long_keys
+        new = [] if new is None else new  # (end of the first occurrence, id)
+        for key_end, entry in self._automaton.iter(text, start):
+            key_len, vid, value, others, long = entry
+            at = key_end - key_len + 1
+            if long:
+                long_at.append(at)
+                long_keys.append(entry)
+            # Most hits are a value found already; a key is rarely shared (``others`` usually empty).
+            if vid not in id_set and (len(value) == key_len or text.startswith(value, at)):
                 id_set.add(vid)
-                first_ends.append(end)
-                ids.append(vid)
+                new.append((at + len(value) - 1, vid))
+            for vid, value in others:
+                if vid not in id_set and text.startswith(value, at):
+                    id_set.add(vid)
+                    new.append((at + len(value) - 1, vid))
+        # Hits come in the order their keys end, a value's first occurrence first; by where values end:
+        new.sort()
+        found.first_ends.extend(end for end, _ in new)
+        found.ids.extend(vid for _, vid in new)
         return found
+
+    def _resume(self, found: Occurrences, earlier: Occurrences, shared: int) -> None:
+        """Add to ``found`` (the values kept from ``earlier``) those of its text that end past the
+        ``shared`` prefix.
+
+        A value that ends past the prefix and is no longer than a key starts at most ``KEY_LEN - 1``
+        characters before the prefix's end, as does a longer value whose key does: the scan starts
+        there. A longer value whose key lies wholly inside the prefix has that key where ``earlier``
+        has it: its recorded key occurrences there are checked, so the scan need not go back by the
+        longest value (kilobytes) on every text.
+        """
+        start = max(0, shared - KEY_LEN + 1)
+        inside = bisect_left(earlier.long_at, start)  # keys starting before the scan: wholly in the prefix
+        found.long_at = earlier.long_at[:inside]
+        found.long_keys = earlier.long_keys[:inside]
+        text, id_set, runs_on = found.text, found.id_set, []
+        for k in range(bisect_left(found.long_at, shared - self._longest + 1), inside):
+            at, (_, first_id, first_value, others, _) = found.long_at[k], found.long_keys[k]
+            for vid, value in ((first_id, first_value), *others):
+                if vid not in id_set and at + len(value) > shared and text.startswith(value, at):
+                    id_set.add(vid)
+                    runs_on.append((at + len(value) - 1, vid))
+        self._scan(found, start, runs_on)
 
     def _best_earlier(self, text: str, head: str) -> tuple[Occurrences | None, int]:
         best, best_len = None, 0
@@ -128,7 +185,7 @@ class ValueFinder:
             else:
                 ids = earlier.ids[:keep]
                 found = Occurrences(text, earlier.first_ends[:keep], ids, set(ids))
-            self._scan(found, max(0, shared - self._longest + 1))
+            self._resume(found, earlier, shared)
         recent = self._recent.pop(head, None) or deque(maxlen=_CANDIDATES)
         recent.append(found)
         self._recent[head] = recent

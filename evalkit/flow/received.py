@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import marshal
+import operator
 from typing import Any, Literal
 
 Semantics = Literal["received", "mutagent"]
@@ -36,6 +37,7 @@ class ReceivedText:
         self._strings: dict[str, str] = {}
         self._items: dict[bytes, str] = {}
         self._same: dict[int, tuple[dict, str]] = {}  # by id, the item kept alive so its id is not reused
+        self._last_list: tuple[list, list[str]] | None = None  # the items of the last long list, its parts
 
     def __call__(self, value: Any) -> str:
         """The received text of a payload: strings as they are, containers written JSON-like with
@@ -79,6 +81,28 @@ class ReceivedText:
             known = self._items[key] = self(item)
         return known
 
+    def _sequence(self, value: list | tuple, parts: list[str]) -> None:
+        # A conversation a turn later is the same message objects and a few more: the parts written
+        # for the last long list are taken over when this one starts with its very objects.
+        mark, start = len(parts), 0
+        last = self._last_list
+        if last is not None and len(value) >= len(last[0]) and all(map(operator.is_, last[0], value)):
+            parts.extend(last[1])
+            start = len(last[0])
+        else:
+            parts.append("[")
+        for k in range(start, len(value)):
+            item = value[k]
+            if k:
+                parts.append(",")
+            if isinstance(item, dict):
+                parts.append(self._item(item))
+            else:
+                self._write(item, parts)
+        if len(value) >= _REMEMBER_ITEMS:
+            self._last_list = (list(value), parts[mark:])
+        parts.append("]")
+
     def _write(self, value: Any, parts: list[str]) -> None:
         if isinstance(value, str):
             parts.append(self._string(value) if value[:1] in _JSON_HEADS or len(value) >= _REMEMBER_LEN
@@ -96,21 +120,24 @@ class ReceivedText:
                 self._write(value[key], parts)
             parts.append("}")
         elif isinstance(value, list | tuple):
-            parts.append("[")
-            for k, item in enumerate(value):
-                if k:
-                    parts.append(",")
-                if isinstance(item, dict):
-                    parts.append(self._item(item))
-                else:
-                    self._write(item, parts)
-            parts.append("]")
+            self._sequence(value, parts)
+        elif value is None:  # the literals and plain numbers as json.dumps writes them, without its setup
+            parts.append("null")
+        elif value is True or value is False:
+            parts.append("true" if value else "false")
+        elif value.__class__ is int:
+            parts.append(int.__repr__(value))
+        elif value.__class__ is float and value - value == 0:  # finite (NaN and infinities are not)
+            parts.append(float.__repr__(value))
         else:
             parts.append(json.dumps(value))
 
 
 _JSON_HEADS = frozenset('{["' + " \t\n\r")
 """First characters of a string that may hold JSON text (leading whitespace is allowed)."""
+
+_REMEMBER_ITEMS = 8
+"""Lists this long are remembered (the last one), for a longer list that starts with the same objects."""
 
 _REMEMBER_LEN = 256
 """Strings this long are looked up in a table even when they are not JSON (long replies recur)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,9 +47,17 @@ def _size(present: bool, value: Any) -> int | None:
         return None
 
 
-def to_frame(traces: Iterable[Trace]) -> pl.DataFrame:
+def to_frame(traces: Iterable[Trace] | str | os.PathLike[str]) -> pl.DataFrame | pl.LazyFrame:
     """One row per observation: trace id, index, type, name, parent, times, latency, model, tokens,
-    level and payload sizes (see ``FRAME_SCHEMA``)."""
+    level and payload sizes (see ``FRAME_SCHEMA``).
+
+    Given the folder of a partitioned trace dataset, the same table as a LazyFrame, read only when
+    collected (see :mod:`evalkit.traces.parquet`).
+    """
+    if isinstance(traces, str | os.PathLike):
+        from evalkit.traces.parquet import scan_frame
+
+        return scan_frame(traces)
     cols: dict[str, list[Any]] = {c: [] for c in FRAME_SCHEMA}
     for trace in traces:
         depth_of: dict[str, int] = {}
@@ -79,17 +88,27 @@ def _distribution(series: pl.Series) -> dict[str, float | int | None]:
             "min": round(float(s.min()), 3), "max": round(float(s.max()), 3)}
 
 
-def trace_stats(frame: pl.DataFrame, n_traces: int | None = None) -> dict[str, Any]:
+def trace_stats(frame: pl.DataFrame | pl.LazyFrame | str | os.PathLike[str],
+                n_traces: int | None = None) -> dict[str, Any]:
     """Counts per type and name, tools used, latency and token distributions, error levels.
 
     Args:
-        frame: a table from :func:`to_frame`.
+        frame: a table from :func:`to_frame`; a LazyFrame, or the folder of a trace dataset, is
+            summarised by streaming queries in bounded memory (:mod:`evalkit.traces.dataset_stats`).
         n_traces: the number of traces (traces without observations have no row); counted from
-            the frame when None.
+            the frame when None (from the whole dataset, empty traces included, for a folder).
 
     Returns:
         A JSON-ready dict with sorted keys and lists in a stable order.
     """
+    if not isinstance(frame, pl.DataFrame):
+        from evalkit.traces.dataset_stats import lazy_trace_stats
+        from evalkit.traces.parquet import count_traces, scan_frame
+
+        if isinstance(frame, pl.LazyFrame):
+            return lazy_trace_stats(frame, n_traces)
+        return lazy_trace_stats(scan_frame(frame), n_traces if n_traces is not None else count_traces(frame))
+
     def counts(df: pl.DataFrame, col: str) -> dict[str, int]:
         grouped = df.group_by(col).len().sort(["len", col], descending=[True, False], nulls_last=True)
         return {("(none)" if k is None else str(k)): int(v) for k, v in grouped.iter_rows()}

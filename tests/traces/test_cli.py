@@ -23,11 +23,13 @@ def test_import_to_parquet_then_stats(tmp_path, capsys):
     assert main(["traces", "stats", str(out), "--json"]) == 0
     stats = json.loads(capsys.readouterr().out)
     assert stats["traces"] == 1 and stats["observations"] == 4
-    assert stats["by_type"] == {"GENERATION": 2, "AGENT": 1, "TOOL": 1}
+    # camelCase field names like every --json; keys that are data (types, tool names) as they are
+    assert stats["byType"] == {"GENERATION": 2, "AGENT": 1, "TOOL": 1}
     assert stats["tools"] == {"get_weather": 1}
     assert stats["levels"] == {"DEFAULT": 1, "WARNING": 1}
-    assert stats["latency_ms_by_type"]["TOOL"]["max"] == 500.0
-    assert stats["tokens"]["total_sum"] == 262.0
+    assert stats["latencyMsByType"]["TOOL"]["max"] == 500.0
+    assert stats["tokens"]["totalSum"] == 262.0
+    assert "by_type" not in stats and stats["coverage"]["tracesTimed"] == 1
 
 
 def test_stats_prints_a_readable_summary(capsys):

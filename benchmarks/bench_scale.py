@@ -1,0 +1,220 @@
+"""Past one machine's memory and one core: statistics of a partitioned Parquet dataset, and flow
+graphs on a two-worker Dask cluster.
+
+1. Stats: a trace dataset of 10 million observations (500,000 traces of 20) is written as evalkit's
+   partitioned Parquet layout, one folder per day, by vectorised polars code in chunks (building
+   10 million pydantic observations would take longer than the measurement). A small dataset from
+   the same generator is first checked against the real trace path (read back as traces,
+   ``to_frame``, ``trace_stats``), so the generated columns are what the importer writes. Then
+   ``evalkit traces stats DIR --json`` runs in a child process and its peak resident memory (from
+   ``wait4``) and time are printed. The reference, the same statistics from the whole frame read into
+   memory (the in-memory ``trace_stats``), runs at a tenth of the size (it needs about 0.65 GB a million
+   observations), where its output must equal the streamed one and the ratios are printed.
+2. Flow: ``evalkit flow build`` of 2,000 long-context agent traces with ``--workers 2`` against one
+   process, both as child processes, the two outputs asserted byte-identical, the speedup printed
+   (the cluster's start-up included).
+
+Run: ``python -m benchmarks.bench_scale [--scale 1.0] [--flow-traces 2000] [--skip-flow] [--skip-stats]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from evalkit.traces import iter_dataset_traces, to_frame, trace_stats, write_jsonl
+from evalkit.traces.parquet import DAY, partition_file, write_partition_file
+
+OBS_PER_TRACE = 20
+FULL_OBSERVATIONS = 10_000_000
+CHUNK_OBSERVATIONS = 1_000_000
+DAYS = 10
+MEMORY_BOUND_MB = 1024
+TYPES = ("GENERATION", "TOOL", "SPAN", "TOOL", "AGENT")
+
+
+def _text(*parts: str | pl.Expr) -> pl.Expr:
+    return pl.concat_str([pl.lit(p) if isinstance(p, str) else p.cast(pl.String) for p in parts])
+
+
+def _chunk(first_trace: int, traces: int) -> pl.DataFrame:
+    """``traces`` traces of ``OBS_PER_TRACE`` observations, in the dataset's columns."""
+    first, last = first_trace * OBS_PER_TRACE, (first_trace + traces) * OBS_PER_TRACE
+    rows = pl.DataFrame({"row": pl.int_range(first, last, eager=True, dtype=pl.Int64)})
+    t, i = pl.col("row") // OBS_PER_TRACE, pl.col("row") % OBS_PER_TRACE
+    kind = pl.lit(pl.Series(TYPES)).get(i % len(TYPES))
+    noise = (pl.col("row") * 2_654_435_761) % 1_000_003  # a fixed scramble: varied but reproducible values
+    day = t % DAYS + 1
+    start = (pl.datetime(2026, 1, 1, time_zone="UTC") + pl.duration(days=day - 1, seconds=t % 80_000 + i * 2,
+                                                                    microseconds=noise % 1_000_000))
+    end = start + pl.duration(milliseconds=noise % 4_000 + 1)
+    is_gen = kind == "GENERATION"
+    tokens_in, tokens_out = noise % 900 + 10, noise % 300 + 1
+    usage = _text('{"input":', tokens_in, ',"output":', tokens_out, "}")
+    obs_input = _text('{"q":"question ', i, " of trace ", t, '"}')
+    obs_output = _text('{"answer":"result ', noise, '"}')
+    stamp = "%Y-%m-%dT%H:%M:%S%.6f+00:00"
+    return rows.select(
+        _text("trace-", t).alias("trace_id"), pl.lit("support").alias("trace_name"),
+        pl.lit(None, pl.String).alias("trace_input"), pl.lit('{"answer":"done"}').alias("trace_output"),
+        _text('{"tier":', t % 3, "}").alias("trace_metadata"), i.alias("obs_index"),
+        _text("o", i).alias("obs_id"), kind.alias("obs_type"),
+        pl.lit(pl.Series(["chat", "search", "lookup", "refund"])).get(noise % 4).alias("obs_name"),
+        pl.when(i > 0).then(pl.lit("o0")).alias("obs_parentId"),
+        start.dt.strftime(stamp).alias("obs_startTime"), end.dt.strftime(stamp).alias("obs_endTime"),
+        pl.when(is_gen).then(pl.lit(pl.Series(["m-small", "m-large"])).get(noise % 2)).alias("obs_model"),
+        pl.when(noise % 97 == 0).then(pl.lit("ERROR")).when(noise % 5 == 0).then(pl.lit("DEFAULT"))
+        .alias("obs_level"),
+        pl.lit(None, pl.String).alias("obs_statusMessage"), obs_input.alias("obs_input"),
+        obs_output.alias("obs_output"), pl.when(is_gen).then(usage).alias("obs_usage"),
+        pl.lit(None, pl.String).alias("obs_metadata"),
+        pl.when(i > 0).then(1).otherwise(0).cast(pl.Int32).alias("depth"), start.alias("start_time"),
+        end.alias("end_time"), ((end - start).dt.total_microseconds() / 1000).alias("latency_ms"),
+        pl.when(is_gen).then(tokens_in.cast(pl.Float64)).alias("input_tokens"),
+        pl.when(is_gen).then(tokens_out.cast(pl.Float64)).alias("output_tokens"),
+        pl.when(is_gen).then((tokens_in + tokens_out).cast(pl.Float64)).alias("total_tokens"),
+        obs_input.str.len_chars().cast(pl.Int64).alias("input_chars"),
+        obs_output.str.len_chars().cast(pl.Int64).alias("output_chars"), day.alias("_day"),
+    )
+
+
+def write_generated_dataset(folder: Path, observations: int) -> int:
+    """Write about ``observations`` observations as a dataset partitioned by day; returns the traces."""
+    n_traces = max(DAYS, observations // OBS_PER_TRACE)
+    per_chunk = max(1, CHUNK_OBSERVATIONS // OBS_PER_TRACE)
+    for batch, first in enumerate(range(0, n_traces, per_chunk)):
+        chunk = _chunk(first, min(per_chunk, n_traces - first))
+        for (day,), rows in chunk.group_by("_day", maintain_order=True):
+            write_partition_file(rows, partition_file(folder, DAY, f"2026-01-{day:02d}", batch))
+    return n_traces
+
+
+def _generate(folder: Path, observations: int) -> None:
+    """Generate in a child process: a child measured later starts as a copy of this process (fork),
+    and its peak memory would include whatever generating left here."""
+    _child([sys.executable, "-m", "benchmarks.bench_scale", "--generate", str(folder), str(observations)])
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    """A child process's wall seconds, CPU seconds (its own and its reaped children's), peak MB, output."""
+
+    seconds: float
+    cpu_seconds: float
+    peak_mb: float
+    out: str
+
+
+def _child(argv: list[str]) -> ChildRun:
+    """Run a child process to the end and measure it (``wait4`` gives its peak memory and CPU time)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        seconds = time.perf_counter() - start
+        out.seek(0)
+        text = out.read().decode()
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.read().decode()}")
+    return ChildRun(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text)
+
+
+_EAGER = """
+import json, sys
+from evalkit.traces import to_frame, trace_stats
+frame = to_frame(sys.argv[1]).collect()  # the same table, every observation in memory at once
+sys.stdout.write(json.dumps(trace_stats(frame, n_traces=frame["trace_id"].n_unique()), sort_keys=True))
+"""
+
+
+def _lazy_and_reference(folder: Path, observations: int, reference: bool) -> ChildRun:
+    lazy = _child([sys.executable, "-m", "evalkit.cli", "traces", "stats", str(folder), "--json"])
+    assert json.loads(lazy.out)["observations"] == observations
+    print(f"{observations:>12,}{'lazy: evalkit traces stats DIR':>36}{lazy.seconds:>9.1f}"
+          f"{lazy.peak_mb:>10.0f}")
+    if reference:
+        eager = _child([sys.executable, "-c", _EAGER, str(folder)])
+        assert json.loads(lazy.out) == json.loads(eager.out), "streamed statistics differ from in-memory ones"
+        print(f"{observations:>12,}{'reference: whole frame in memory':>36}{eager.seconds:>9.1f}"
+              f"{eager.peak_mb:>10.0f}")
+        print(f"{'':>12}{'ratio reference / lazy (outputs equal)':>36}{eager.seconds / lazy.seconds:>8.1f}x"
+              f"{eager.peak_mb / lazy.peak_mb:>9.1f}x")
+    shutil.rmtree(folder)
+    return lazy
+
+
+def bench_stats(scale: float, work: Path) -> None:
+    check = work / "check"
+    write_generated_dataset(check, 20_000)
+    from_traces = list(iter_dataset_traces(check))
+    assert trace_stats(check) == trace_stats(to_frame(from_traces), n_traces=len(from_traces)), \
+        "generated columns differ from what the importer derives"
+    full = int(FULL_OBSERVATIONS * scale) // OBS_PER_TRACE * OBS_PER_TRACE
+    print(f"{'observations':>12}{'':>36}{'seconds':>9}{'peak MB':>10}")
+    # The reference holds every row in memory (about 0.65 GB a million observations): it runs at a
+    # tenth of the size, where the two outputs are compared; the full size is streamed only.
+    _generate(work / "tenth", full // 10)
+    _lazy_and_reference(work / "tenth", full // 10, reference=True)
+    start = time.perf_counter()
+    _generate(work / "full", full)
+    print(f"{'':>12}(generated {full:,} observations in {time.perf_counter() - start:.0f}s)")
+    peak = _lazy_and_reference(work / "full", full, reference=False).peak_mb
+    verdict = "OK" if peak < MEMORY_BOUND_MB else "OVER"
+    print(f"target: peak < {MEMORY_BOUND_MB} MB at {FULL_OBSERVATIONS:,} observations: {peak:.0f} MB at "
+          f"{full:,} ({verdict})")
+
+
+def bench_flow_workers(n_traces: int, work: Path) -> None:
+    from benchmarks.bench_flow import long_context_trace
+
+    src = work / "traces.jsonl"
+    write_jsonl((long_context_trace(30 + i % 31, seed=i).model_copy(update={"id": f"t{i:05d}"})
+                 for i in range(n_traces)), src)
+    base = [sys.executable, "-m", "evalkit.cli", "flow", "build", str(src), "--dispatch", "delegate_research"]
+    one = _child([*base, "--out", str(work / "one.jsonl")])
+    two = _child([*base, "--out", str(work / "two.jsonl"), "--workers", "2"])
+    assert (work / "one.jsonl").read_bytes() == (work / "two.jsonl").read_bytes(), "outputs differ"
+    print(f"{n_traces} traces (30-60 observations each), {src.stat().st_size / 1e6:.0f} MB of JSONL; "
+          f"outputs byte-identical")
+    print(f"{'':<28}{'wall s':>8}{'CPU s':>8}")
+    print(f"{'one process':<28}{one.seconds:>8.1f}{one.cpu_seconds:>8.1f}")
+    print(f"{'--workers 2 (with start-up)':<28}{two.seconds:>8.1f}{two.cpu_seconds:>8.1f}")
+    # CPU seconds (the workers' included) show the cost of the cluster even on a busy machine, where
+    # the wall-clock speedup depends on what else runs.
+    print(f"speedup {one.seconds / two.seconds:.2f}x on {os.cpu_count()} cores (load average "
+          f"{os.getloadavg()[0]:.1f}); the cluster costs {two.cpu_seconds - one.cpu_seconds:.1f} CPU seconds "
+          "more")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="fraction of the 10 million observations to generate (0.01 for a quick run)")
+    parser.add_argument("--flow-traces", type=int, default=2000, help="traces for the --workers 2 run")
+    parser.add_argument("--skip-stats", action="store_true")
+    parser.add_argument("--skip-flow", action="store_true")
+    parser.add_argument("--generate", nargs=2, metavar=("DIR", "OBSERVATIONS"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.generate:
+        write_generated_dataset(Path(args.generate[0]), int(args.generate[1]))
+        return
+    with tempfile.TemporaryDirectory(prefix="evalkit-bench-scale-") as tmp:
+        if not args.skip_stats:
+            bench_stats(args.scale, Path(tmp))
+        if not args.skip_flow:
+            bench_flow_workers(max(10, int(args.flow_traces * min(1.0, args.scale * 10))), Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

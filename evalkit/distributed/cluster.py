@@ -1,0 +1,60 @@
+"""The Dask client of a run: a local cluster of worker processes, or a running scheduler."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from evalkit.errors import InputError
+
+if TYPE_CHECKING:
+    from distributed import Client
+
+LOOPBACK = "127.0.0.1"
+
+SCHEDULER_TIMEOUT = "20s"
+"""How long to try reaching a scheduler before saying none answers (Dask retries while it waits)."""
+
+
+def _distributed():  # imported late: Dask is an optional extra, and slow to import
+    try:
+        import distributed
+    except ImportError:
+        raise InputError("--workers and --scheduler need Dask: pip install 'evalkit[cluster]'") from None
+    return distributed
+
+
+@contextlib.contextmanager
+def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> Iterator[Client]:
+    """A Dask client for the length of the block; a local cluster is shut down after it.
+
+    Args:
+        workers: start a local cluster of this many worker processes, one thread each (the
+            per-trace work is pure Python: threads would share one core).
+        scheduler: the address of a running scheduler (``tcp://host:8786``) instead.
+
+    Raises:
+        InputError: both or neither given, fewer than one worker, Dask not installed, or no
+            scheduler at the address.
+    """
+    if (workers is None) == (scheduler is None):
+        raise InputError("give either --workers N (a local cluster) or --scheduler ADDRESS, not both")
+    distributed = _distributed()
+    if scheduler is not None:
+        try:
+            client = distributed.Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+        except OSError as exc:
+            raise InputError(f"no Dask scheduler answers at {scheduler}: {exc}", path="--scheduler") from None
+        with client:
+            yield client
+        return
+    if workers < 1:
+        raise InputError(f"--workers must be at least 1, got {workers}", path="--workers")
+    # Loopback only, and the dashboard on a free port: nothing listens beyond this machine, and two
+    # runs at once do not fight over Dask's default ports.
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host=LOOPBACK,
+                                  dashboard_address=f"{LOOPBACK}:0", silence_logs=logging.ERROR) as cluster, \
+            distributed.Client(cluster) as client:
+        yield client

@@ -1,0 +1,28 @@
+"""Partition tasks that misbehave once, to show a run survives them (sent to workers by value)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+from evalkit.distributed import FlowOptions, PartitionResult, build_flow_partition
+
+
+def kill_worker_once(partition, options: FlowOptions, marker: str, victim: str) -> PartitionResult:
+    """Kill the worker process running the partition that holds ``victim``, the first time only."""
+    if any(t.id == victim for t in partition) and not os.path.exists(marker):
+        Path(marker).write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    result = build_flow_partition(partition, options)
+    with open(marker + ".ran", "a") as fh:  # which process built each partition
+        fh.write(f"{partition[0].id} {os.getpid()}\n")
+    return result
+
+
+def fail_once(partition, options: FlowOptions, marker: str) -> PartitionResult:
+    """Raise on the first partition the first time: a transient error Dask's retries cover."""
+    if not os.path.exists(marker):
+        Path(marker).write_text("raised")
+        raise RuntimeError("a transient failure")
+    return build_flow_partition(partition, options)

@@ -1,0 +1,129 @@
+"""Flow graphs on a Dask cluster of two worker processes: the same bytes as one process, even when a
+worker dies mid-run."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import cloudpickle
+import cluster_tasks
+import distributed  # the dev extra installs it (evalkit[cluster]): missing, these tests fail, not skip
+import pytest
+
+from evalkit.cli import main
+from evalkit.contract_files import read_model
+from evalkit.contracts.flow import ExpectedFlow
+from evalkit.distributed import FlowOptions, build_flow_partition, run_partitions, trace_partitions
+from evalkit.sample_subject.agent import simulate_traces
+from evalkit.traces import iter_dataset_traces, write_dataset, write_jsonl
+
+EXPECTED_FLOW = Path(__file__).parents[2] / "data" / "sample" / "expected-flow.json"
+
+cloudpickle.register_pickle_by_value(cluster_tasks)  # sent by value: workers need not find the tests
+
+
+@pytest.fixture(scope="module")
+def traces():
+    return simulate_traces(seed=11, count=120)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address="127.0.0.1:0") as cluster, \
+            distributed.Client(cluster) as dask_client:
+        yield dask_client
+
+
+def _one_process(traces, options: FlowOptions) -> str:
+    return "".join(build_flow_partition(p, options).text for p in trace_partitions(traces, 10))
+
+
+def test_cli_workers_write_the_same_bytes_as_one_process(tmp_path, traces, capsys):
+    src = tmp_path / "traces.jsonl"
+    write_jsonl(traces, src)
+    common = ["--expected", str(EXPECTED_FLOW), "--partition-size", "7"]
+    assert main(["flow", "build", str(src), "--out", str(tmp_path / "one.jsonl"), *common]) == 0
+    one = capsys.readouterr().out
+    two_out = str(tmp_path / "two.jsonl")
+    assert main(["flow", "build", str(src), "--out", two_out, "--workers", "2", *common]) == 0
+    two = capsys.readouterr().out
+    assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert (tmp_path / "two.diff.jsonl").read_bytes() == (tmp_path / "one.diff.jsonl").read_bytes()
+    assert two.replace("two.", "one.") == one  # the same counts and expected-flow summary
+    assert "built 120 flow graphs" in one
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["one.diff.jsonl", "one.jsonl", "traces.jsonl",
+                                                          "two.diff.jsonl", "two.jsonl"]  # no parts left
+
+
+def test_a_dataset_folder_builds_like_its_traces(tmp_path, traces, capsys):
+    write_dataset(traces, tmp_path / "ds", "intent", batch_observations=200)
+    src = tmp_path / "traces.jsonl"
+    write_jsonl(iter_dataset_traces(tmp_path / "ds"), src)  # the dataset's reading order
+    assert main(["flow", "build", str(tmp_path / "ds"), "--out", str(tmp_path / "a.jsonl"),
+                 "--workers", "2"]) == 0
+    assert main(["flow", "build", str(src), "--out", str(tmp_path / "b.jsonl")]) == 0
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    assert "built 120 flow graphs" in capsys.readouterr().out
+
+
+def test_a_killed_worker_partition_is_rerun_and_the_output_is_unchanged(tmp_path, traces, client):
+    options = FlowOptions(semantics="received", expected=read_model(EXPECTED_FLOW, ExpectedFlow))
+    marker = str(tmp_path / "killed")
+    victim = traces[55].id
+    task = functools.partial(cluster_tasks.kill_worker_once, options=options, marker=marker, victim=victim)
+    out = tmp_path / "flows.jsonl"
+    summaries = run_partitions(client, task, trace_partitions(traces, 10), out)
+    assert out.read_text() == _one_process(traces, options)
+    killed_pid = Path(marker).read_text()
+    ran = [line.split() for line in Path(marker + ".ran").read_text().splitlines()]
+    assert {first for first, _ in ran} == {traces[i].id for i in range(0, 120, 10)}  # all 12 partitions
+    victim_runs = [pid for first, pid in ran if first == traces[50].id]
+    assert victim_runs and killed_pid not in victim_runs  # rebuilt by another worker process
+    assert sum(s.graphs for s in summaries) == 120 and len(summaries) == 12
+    assert [d.trace_id for s in summaries for d in s.diffs] == [t.id for t in traces]
+
+
+def test_a_task_that_raises_once_is_retried(tmp_path, traces, client):
+    options = FlowOptions()
+    task = functools.partial(cluster_tasks.fail_once, options=options, marker=str(tmp_path / "raised"))
+    run_partitions(client, task, trace_partitions(traces[:30], 10), tmp_path / "flows.jsonl")
+    assert (tmp_path / "raised").exists()
+    assert (tmp_path / "flows.jsonl").read_text() == _one_process(traces[:30], options)
+
+
+def test_a_task_that_always_raises_stops_the_run_and_writes_nothing(tmp_path, traces, client):
+    def broken(partition):
+        raise ValueError(f"cannot build {partition[0].id}")
+
+    with pytest.raises(ValueError, match="cannot build"):
+        run_partitions(client, broken, trace_partitions(traces[:20], 10), tmp_path / "flows.jsonl")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_workers_and_scheduler_are_checked_before_any_work(tmp_path, traces, capsys, monkeypatch):
+    monkeypatch.setattr("evalkit.distributed.cluster.SCHEDULER_TIMEOUT", "2s")
+    src = tmp_path / "traces.jsonl"
+    write_jsonl(traces[:3], src)
+    assert main(["flow", "build", str(src), "--out", str(tmp_path / "f.jsonl"), "--workers", "0"]) == 1
+    assert "--workers must be at least 1" in capsys.readouterr().err
+    assert main(["flow", "build", str(src), "--out", str(tmp_path / "f.jsonl"),
+                 "--scheduler", "tcp://127.0.0.1:9"]) == 1
+    assert "no Dask scheduler answers at tcp://127.0.0.1:9" in capsys.readouterr().err
+    assert not (tmp_path / "f.jsonl").exists()
+
+
+def test_a_bad_trace_read_by_a_worker_fails_as_in_one_process(tmp_path, traces, capsys):
+    src = tmp_path / "traces.jsonl"
+    write_jsonl(traces[:40], src)
+    rows = src.read_text().splitlines()
+    rows[31] = rows[31].replace('"type":"TOOL"', '"type":"NOPE"', 1)
+    src.write_text("\n".join(rows) + "\n")
+    assert main(["flow", "build", str(src), "--out", str(tmp_path / "one.jsonl")]) == 1
+    one = capsys.readouterr().err
+    assert main(["flow", "build", str(src), "--out", str(tmp_path / "two.jsonl"), "--workers", "2"]) == 1
+    two = capsys.readouterr().err
+    assert f"{src}:32: observations" in one
+    assert one.strip().splitlines()[-1] == two.strip().splitlines()[-1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["traces.jsonl"]
