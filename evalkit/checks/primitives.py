@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 import jsonschema
 
 from evalkit.checks.base import Check
+from evalkit.checks.fast_schema import fast_validity
 from evalkit.checks.reading import TRACE_ROOT, cite, places, text_of
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.contracts.verdict import CriterionVerdict
@@ -214,6 +215,8 @@ class SchemaConformance(Check):
             raise CheckError(f"schema-conformance: schema is not a valid JSON Schema: {exc.message}",
                              path=f"{self.where}.schema") from None
         self.validator = cls(schema)
+        # Compiled once per schema: its "valid" is trusted, anything else is asked of jsonschema.
+        self.fast_valid = fast_validity(schema) if cls is jsonschema.Draft202012Validator else None
 
     def run(self, trace: Trace) -> CriterionVerdict:
         found = list(places(trace, self.obs, self.path))
@@ -224,7 +227,7 @@ class SchemaConformance(Check):
             if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
                 with contextlib.suppress(ValueError):
                     doc = json.loads(value)
-            if self.validator.is_valid(doc):
+            if self.fast_valid is not None and self.fast_valid(doc) or self.validator.is_valid(doc):
                 continue
             error = jsonschema.exceptions.best_match(self.validator.iter_errors(doc))
             if error is not None:

@@ -51,7 +51,10 @@ def _pin(args: argparse.Namespace, specs: list[Any]) -> Any:
         if provider != "replay":
             raise InputError(f"no model named for the {provider} judge: pass --model", path="--model")
         model = "*"  # replay: the cassette's one model
-    return JudgePin(provider=provider, model=model, base_url=base_url)
+    # The spec pin's reply cap and transport come along when the flags keep its provider (judge-runner #10).
+    pinned = next((s.judge for s in specs if s.judge is not None), None) if same else None
+    extra = {"max_tokens": pinned.max_tokens, "transport": pinned.transport} if pinned is not None else {}
+    return JudgePin(provider=provider, model=model, base_url=base_url, **extra)
 
 
 def _provider(args: argparse.Namespace, pin: Any) -> Any:
@@ -86,7 +89,7 @@ def _prompts(specs: list[Any], traces: list[Any], labels_path: str | None,
 
 
 def _criterion_lines(runs_path: Path) -> list[str]:
-    from evalkit.judge.run_report import judge_run_table
+    from evalkit.judge import judge_run_table
 
     lines = []
     for row in judge_run_table(runs_path):

@@ -13,9 +13,9 @@ from pydantic import BeforeValidator, Field, PrivateAttr, field_validator, model
 
 from evalkit.contracts.base import CamelContract
 from evalkit.contracts.trace import ObservationType
+from evalkit.contracts.types import NonEmptyStr
 from evalkit.contracts.verdict import Assumption, BlockedBy, Ref, VerdictResult
 
-NonEmptyStr = Annotated[str, Field(min_length=1)]
 CriterionId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", max_length=128)]
 
 TraceField = Literal["name", "input", "output", "metadata"]
@@ -36,6 +36,10 @@ class JudgePin(CamelContract):
     model: NonEmptyStr
     temperature: float = Field(default=0, ge=0, le=0, description="pinned to 0 for reproducible verdicts")
     base_url: NonEmptyStr | None = None
+    max_tokens: int = Field(default=1024, ge=1, description="the reply's token cap, sent with every call")
+    transport: Literal["sdk", "http"] = Field(
+        default="sdk", description="openai only: sdk (the official client) or http (the same requests over a "
+        "lean HTTP/1.1 pool, for local http:// servers at high concurrency)")
 
 
 class Term(CamelContract):

@@ -23,6 +23,7 @@ class JudgeRunRecord(CamelContract):
     model: str
     temperature: float
     prompt_digest: str
+    """Digest of the prompt rendered for this trace (changes with the trace)."""
     result: VerdictResult | None
     """This repeat's result; null for an error row."""
     input_tokens: int | None
@@ -35,3 +36,6 @@ class JudgeRunRecord(CamelContract):
     structured_output: str | None
     """How the reply's shape was asked for: json_schema, json_object, prompt (inline schema), tool, ..."""
     error: str | None = None
+    judge_digest: str | None = None
+    """Digest of the judge itself: its spec and the prompt builder, the same for every trace it judges. A
+    calibration is bound to it (with the model and temperature); null in records written before it existed."""

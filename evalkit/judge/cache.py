@@ -1,7 +1,8 @@
 """The judge cache: validated replies stored by what produced them, so a rerun makes no calls.
 
-The key is the sha256 of the canonical JSON of provider, model, temperature, the prompt's digest (its
-messages and schema) and the repeat number: change any of them and the judge is asked again; change
+The key is the sha256 of the canonical JSON of provider, model, temperature, the reply's token cap
+(``max_tokens``, for providers that send one), the prompt's digest (its messages and schema) and the
+repeat number: change any of them and the judge is asked again; change
 none and the stored reply is used, so the verdicts written are byte-identical. Repeats are separate
 entries, or ``--repeats 5`` would replay one answer five times. Only replies that passed validation
 are stored; errors never are, so a rerun retries them.
@@ -33,14 +34,21 @@ CREATE TABLE IF NOT EXISTS replies (
 """
 
 
-def cache_key(provider: str, model: str, temperature: float, prompt_digest: str, repeat: int) -> bytes:
+def cache_key(provider: str, model: str, temperature: float, prompt_digest: str, repeat: int,
+              max_tokens: int | None = None) -> bytes:
     """The content address of one judged prompt (see the module docstring)."""
-    return key_maker(provider, model, temperature)(prompt_digest, repeat)
+    return key_maker(provider, model, temperature, max_tokens)(prompt_digest, repeat)
 
 
-def key_maker(provider: str, model: str, temperature: float) -> Callable[[str, int], bytes]:
-    """:func:`cache_key` with the run's constant part encoded once (the cache replays 50,000+ items/s)."""
-    head = (f'{{"model":{json.dumps(model, ensure_ascii=False)},"provider":'
+def key_maker(provider: str, model: str, temperature: float,
+              max_tokens: int | None = None) -> Callable[[str, int], bytes]:
+    """:func:`cache_key` with the run's constant part encoded once (the cache replays 50,000+ items/s).
+
+    ``max_tokens`` is the cap the provider sends (a different cap is a different request); providers that
+    send none (replay, scripted) leave it out.
+    """
+    cap = "" if max_tokens is None else f'"maxTokens":{int(max_tokens)},'
+    head = (f'{{{cap}"model":{json.dumps(model, ensure_ascii=False)},"provider":'
             f'{json.dumps(provider, ensure_ascii=False)},"temperature":{float(temperature)!r},"digest":"').encode()
     sha256 = hashlib.sha256
 
@@ -97,14 +105,19 @@ class JudgeCache:
 
     def get_many(self, keys: Iterable[bytes]) -> dict[bytes, tuple]:
         """The stored replies among ``keys`` (up to 500 per query), as :class:`CachedReply` field tuples."""
-        keys = list(keys)
+        return {key: row[1:] for key, row in self.rows(keys).items()}
+
+    def rows(self, keys: Iterable[bytes]) -> dict[bytes, tuple]:
+        """Like :meth:`get_many`, each row with its key first (``key, *CachedReply fields``): the runner's
+        replay loop reads these, a tuple less per reply."""
+        keys = sorted(keys)  # the B-tree is walked in key order: fewer pages touched per query
         found: dict[bytes, tuple] = {}
         for start in range(0, len(keys), 500):
             part = keys[start:start + 500]
             marks = ",".join("?" * len(part))
-            found.update((row[0], row[1:]) for row in self._db.execute(
+            found.update({row[0]: row for row in self._db.execute(
                 f"SELECT key, output, input_tokens, output_tokens, cost_usd, mode FROM replies "
-                f"WHERE key IN ({marks})", part))
+                f"WHERE key IN ({marks})", part)})
         return found
 
     def put(self, key: bytes, reply: CachedReply) -> None:

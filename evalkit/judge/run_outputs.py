@@ -1,8 +1,9 @@
 """Where a judge run keeps its finished items, how it writes them out, sorted, at the end, and its summary.
 
-Finished items go into a temporary on-disk SQLite table as they complete (in any order), so a run of
-any size holds only a bounded page cache in memory; at the end they are read back sorted by
-(criterion, trace, repeat) and streamed into the output files, each written atomically. The same
+Finished items are kept as they complete (in any order) in an external sort
+(:class:`~evalkit.judge.spill.SortedSpill`: sorted runs spilled to a temporary file), so a run of any size
+holds only a bounded number of rows in memory; at the end they are merged by (criterion, trace, repeat)
+and streamed into the output files, each written atomically. The same
 inputs therefore give byte-identical files whatever order the calls finished in.
 
 Repeats (``--repeats N``). Every repeat's record goes to the runs sidecar; the verdicts file gets one
@@ -29,13 +30,12 @@ import orjson
 
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_writer
-from evalkit.io.canonical import SMALL_FLOAT_MARKERS, canonical_line
+from evalkit.io.canonical import SMALL_FLOAT_MARKERS, canonical_line, compact_json
+from evalkit.judge.spill import SortedSpill
 
-_TABLES = """
-CREATE TABLE done (c TEXT, t TEXT, r INTEGER, result TEXT, verdict TEXT, run TEXT NOT NULL,
-                   PRIMARY KEY (c, t, r)) WITHOUT ROWID;
+_RESUMABLE = """
 CREATE TABLE resumable (c TEXT, t TEXT, r INTEGER, digest TEXT, result TEXT, verdict TEXT, run TEXT,
-                        PRIMARY KEY (c, t, r)) WITHOUT ROWID;
+                        PRIMARY KEY (c, t, r)) WITHOUT ROWID
 """
 
 
@@ -53,25 +53,33 @@ class RepeatStats:
 
 
 class FinishedItems:
-    """The run's finished (criterion, trace, repeat) items, on disk until written out."""
+    """The run's finished (criterion, trace, repeat) items, spilled to disk sorted until written out.
 
-    def __init__(self) -> None:
-        self._db = sqlite3.connect("", isolation_level=None)  # "": a private temporary file
-        self._db.execute("PRAGMA cache_size=-16384")  # 16 MiB of pages, whatever the run's size
-        self._db.executescript(_TABLES)
-        self._db.execute("BEGIN")
-        self._rows: list[tuple] = []
+    Records of an interrupted run's journal wait in a temporary SQLite table until their item comes up
+    (:meth:`take_resumable`); finished items go to a :class:`~evalkit.judge.spill.SortedSpill`.
+    """
+
+    def __init__(self, *, run_rows: int = 4096) -> None:
+        self._resumable: sqlite3.Connection | None = None
+        self._done = SortedSpill(3, run_rows=run_rows)
+        self._add = self._done.add
 
     def add_resumable(self, c: str, t: str, r: int, digest: str, result: str | None, verdict: str | None,
                       run: str) -> None:
         """A record from an earlier, interrupted run's journal (the last one per item wins)."""
-        self._db.execute("INSERT OR REPLACE INTO resumable VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (c, t, r, digest, result, verdict, run))
+        if self._resumable is None:
+            self._resumable = sqlite3.connect("", isolation_level=None)  # "": a private temporary file
+            self._resumable.execute(_RESUMABLE)
+            self._resumable.execute("BEGIN")
+        self._resumable.execute("INSERT OR REPLACE INTO resumable VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                (c, t, r, digest, result, verdict, run))
 
     def take_resumable(self, c: str, t: str, r: int, digest: str) -> bool:
         """Move an item judged by an earlier run into this run when its prompt is unchanged."""
-        row = self._db.execute("SELECT result, verdict, run FROM resumable WHERE c=? AND t=? AND r=? "
-                               "AND digest=?", (c, t, r, digest)).fetchone()
+        if self._resumable is None:
+            return False
+        row = self._resumable.execute("SELECT result, verdict, run FROM resumable WHERE c=? AND t=? AND r=? "
+                                      "AND digest=?", (c, t, r, digest)).fetchone()
         if row is None:
             return False
         self.add(c, t, r, *row)
@@ -79,25 +87,17 @@ class FinishedItems:
 
     def add(self, c: str, t: str, r: int, result: str | None, verdict: str | None, run: str) -> None:
         """One finished item: its verdict line (None for an error row) and its run-record line."""
-        self._rows.append((c, t, r, result, verdict, run))
-        if len(self._rows) >= 2048:
-            self._flush()
-
-    def _flush(self) -> None:
-        rows, self._rows = self._rows, []
-        try:
-            self._db.executemany("INSERT INTO done VALUES (?, ?, ?, ?, ?, ?)", rows)
-        except sqlite3.IntegrityError:
-            for row in rows:
-                try:
-                    self._db.execute("INSERT INTO done VALUES (?, ?, ?, ?, ?, ?)", row)
-                except sqlite3.IntegrityError:
-                    raise InputError(f"criterion {row[0]!r} on trace {row[1]!r} was given twice: each "
-                                     "(criterion, trace) is judged once per repeat") from None
+        self._add((c, t, r, result, verdict, run))
 
     def _sorted(self) -> Iterator[tuple[str, str, int, str | None, str | None, str]]:
-        self._flush()
-        yield from self._db.execute("SELECT c, t, r, result, verdict, run FROM done ORDER BY c, t, r")
+        """The items by (criterion, trace, repeat); an item finished twice is an error."""
+        last: tuple | None = None
+        for row in self._done.sorted():
+            if last is not None and row[0] == last[0] and row[1] == last[1] and row[2] == last[2]:
+                raise InputError(f"criterion {row[0]!r} on trace {row[1]!r} was given twice: each "
+                                 "(criterion, trace) is judged once per repeat")
+            last = row
+            yield row  # type: ignore[misc]
 
     def write(self, verdicts: Path, runs: Path, repeats: int, repeat_stats: Path | None) -> tuple[int, RepeatStats]:
         """Write the verdicts file, the runs sidecar and (with repeats) the per-item repeat statistics.
@@ -110,13 +110,17 @@ class FinishedItems:
         with atomic_writer(verdicts) as vf, atomic_writer(runs) as rf, \
                 (atomic_writer(repeat_stats) if repeat_stats else _Null()) as sf:
             group: list[tuple] = []
+            if repeats == 1:  # the lines joined a block at a time: one write call per thousand rows
+                block: list[tuple] = []
+                for row in self._sorted():
+                    block.append(row)
+                    if len(block) == 1024:
+                        written += _write_block(block, vf, rf)
+                        block = []
+                written += _write_block(block, vf, rf)
+                return written, stats
             for row in self._sorted():
                 rf.write(row[5])
-                if repeats == 1:
-                    if row[4] is not None:
-                        vf.write(row[4])
-                        written += 1
-                    continue
                 if group and (group[0][0], group[0][1]) != (row[0], row[1]):
                     written += _write_group(group, vf, sf, stats)
                     group = []
@@ -126,7 +130,17 @@ class FinishedItems:
         return written, stats
 
     def close(self) -> None:
-        self._db.close()
+        """Delete the temporary files."""
+        self._done.close()
+        if self._resumable is not None:
+            self._resumable.close()
+
+
+def _write_block(rows: list[tuple], vf: Any, rf: Any) -> int:
+    rf.write("".join([row[5] for row in rows]))
+    verdicts = [row[4] for row in rows if row[4] is not None]
+    vf.write("".join(verdicts))
+    return len(verdicts)
 
 
 class _Null:
@@ -239,16 +253,69 @@ def record_line(obj: dict[str, Any]) -> str:
     """``canonical_line(obj)``, the same bytes, with one regex scan instead of canonical's general checks.
 
     Only for records this module builds: their floats are validated finite (confidence, cost), so the
-    non-finite check is moot; a float orjson writes differently from ``json`` (below 1e-4) leaves one
-    of canonical's markers, and then canonical writes the line itself.
+    non-finite check is moot; a float orjson writes differently from ``json`` (below 1e-4, a call's
+    cost often is) leaves one of canonical's markers, and then ``json`` writes the line, as canonical would.
     """
     try:
         raw = orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # orjson.JSONEncodeError: a lone surrogate in a critique, say
-        return canonical_line(obj)
+        return compact_json(obj, allow_nan=False) + "\n"
     if (b"e-" in raw or b"0.0000" in raw) and _SMALL_FLOAT.search(raw):  # substring tests first: faster
-        return canonical_line(obj)
+        return compact_json(obj, allow_nan=False) + "\n"
     return raw.decode() + "\n"
+
+
+def journal_line(c: str, t: str, r: int, digest: str, result: str, verdict_line: str, run_line: str) -> str:
+    """``record_line`` of the journal record ``{criterionId, traceId, repeat, promptDigest, result, verdict,
+    run}``, the same bytes, assembled around the verdict and run lines already written (not serialized twice).
+    """
+    try:
+        cj, dj, rj, tj = (orjson.dumps(v).decode() for v in (c, digest, result, t))
+    except TypeError:  # orjson.JSONEncodeError: a lone surrogate in an id; the general path
+        return record_line({"criterionId": c, "traceId": t, "repeat": r, "promptDigest": digest, "result": result,
+                            "verdict": orjson.loads(verdict_line), "run": orjson.loads(run_line)})
+    return (f'{{"criterionId":{cj},"promptDigest":{dj},"repeat":{int(r)},"result":{rj},"run":{run_line[:-1]},'
+            f'"traceId":{tj},"verdict":{verdict_line[:-1]}}}\n')
+
+
+def cached_run_line(provider: str, model: str, temperature: float) -> Any:
+    """A function writing the run record of a reply replayed from the cache, for one run's judge:
+    ``record_line`` of that record, the same bytes, from a template (a rerun writes 50,000+ a second).
+
+    The record's keys in sorted order around the parts that vary; numbers as ``json`` writes them
+    (``repr`` of a float is json's text, small floats included), strings by orjson, as record_line does.
+    """
+    dumps = orjson.dumps
+    model_j, provider_j = dumps(model).decode(), dumps(provider).decode()
+    temperature_j = repr(float(temperature))
+    if "n" in temperature_j:  # inf or nan: refused, as record_line would
+        raise ValueError(f"temperature {temperature!r} is not a finite number")
+
+    def line(c: str, t: str, r: int, digest: str, result: str, input_tokens: int | None,
+             output_tokens: int | None, cost: float | None, mode: str, judge: str | None = None) -> str:
+        try:
+            c_j, t_j, d_j = dumps(c).decode(), dumps(t).decode(), dumps(digest).decode()
+            res_j, mode_j = dumps(result).decode(), dumps(mode).decode()
+            judge_j = "" if judge is None else f'"judgeDigest":{dumps(judge).decode()},'
+        except TypeError:  # a lone surrogate: the general path
+            c_j = None
+        if c_j is None or cost is not None and not math.isfinite(cost):
+            record = {"criterionId": c, "traceId": t, "repeat": r, "provider": provider, "model": model,
+                      "temperature": float(temperature), "promptDigest": digest, "result": result,
+                      "inputTokens": input_tokens, "outputTokens": output_tokens, "attempts": 0,
+                      "cached": True, "costUsd": cost, "structuredOutput": mode}
+            if judge is not None:
+                record["judgeDigest"] = judge
+            return record_line(record)
+        cost_j = "null" if cost is None else repr(float(cost))
+        in_j = "null" if input_tokens is None else str(int(input_tokens))
+        out_j = "null" if output_tokens is None else str(int(output_tokens))
+        return (f'{{"attempts":0,"cached":true,"costUsd":{cost_j},"criterionId":{c_j},"inputTokens":{in_j},'
+                f'{judge_j}"model":{model_j},"outputTokens":{out_j},"promptDigest":{d_j},"provider":{provider_j},'
+                f'"repeat":{int(r)},"result":{res_j},"structuredOutput":{mode_j},"temperature":{temperature_j},'
+                f'"traceId":{t_j}}}\n')
+
+    return line
 
 
 def verdict_obj(output: dict[str, Any], criterion_id: str, trace_id: str) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Loopback fake judge servers for tests and benchmarks: ``/v1/chat/completions`` and ``/v1/messages``.
 
-An asyncio HTTP/1.1 server (keep-alive, Content-Length bodies) bound to 127.0.0.1 only, run in a
-background thread (tests) or as its own process (``python -m tests.judge.servers --latency 0.05``,
-which prints its port: the benchmark, so the server does not share the client's interpreter).
+An asyncio HTTP/1.1 server (keep-alive, Content-Length bodies, a protocol per connection) bound to
+127.0.0.1 only, run in a background thread (tests) or as its own process (``python -m
+tests.judge.servers --latency 0.05``, which prints its port: the benchmark, so the server does not share
+the client's interpreter).
 
 Each request's item is the ``item=ID`` marker in its first user message; the reply is a valid judge
 output whose result is the ``expect=pass|fail|uncertain`` marker (pass when absent). Faults are
@@ -24,6 +25,8 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 _ITEM = re.compile(r"item=([\w.:-]+)")
 _EXPECT = re.compile(r"expect=(pass|fail|uncertain)")
@@ -57,9 +60,13 @@ class JudgeServer:
     hang: float = 5.0
     llama_cpp: bool = False
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    raw_requests: list[tuple[bytes, bytes]] = field(default_factory=list)
+    """Each request's head (request line and headers) and body bytes, as received."""
     attempts: Counter = field(default_factory=Counter)
     port: int = 0
     record: bool = True
+    connections: int = 0
+    """Connections accepted so far (keep-alive reuse shows as fewer connections than requests)."""
 
     def _first_user(self, body: dict[str, Any]) -> str:
         users = [m for m in body.get("messages", []) if m.get("role") == "user"]
@@ -99,28 +106,15 @@ class JudgeServer:
         return 200, {}, _openai(body, reply_text), self.latency
 
     # -- serving -------------------------------------------------------------------------------
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                lines = head.decode("latin-1").split("\r\n")
-                path = lines[0].split(" ")[1]
-                headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
-                raw = await reader.readexactly(int(headers.get("content-length", "0")))
-                status, extra, payload, delay = self.answer(path, json.loads(raw or b"{}"))
-                if delay:
-                    await asyncio.sleep(delay)
-                head_out = [f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}", "Content-Type: application/json",
-                            f"Content-Length: {len(payload)}", *(f"{k}: {v}" for k, v in extra.items())]
-                writer.write(("\r\n".join(head_out) + "\r\n\r\n").encode() + payload)
-                await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError, asyncio.LimitOverrunError):
-            pass
-        finally:
-            writer.close()
+    def respond(self, status: int, extra: dict[str, str], payload: bytes) -> bytes:
+        """The response's bytes."""
+        head = [f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}", "Content-Type: application/json",
+                f"Content-Length: {len(payload)}", *(f"{k}: {v}" for k, v in extra.items())]
+        return ("\r\n".join(head) + "\r\n\r\n").encode() + payload
 
     async def serve(self, ready: threading.Event | None = None) -> None:
-        server = await asyncio.start_server(self._handle, "127.0.0.1", self.port, backlog=1024)
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(lambda: _Connection(self), "127.0.0.1", self.port, backlog=1024)
         self.port = server.sockets[0].getsockname()[1]
         self._server = server
         if ready is not None:
@@ -155,6 +149,59 @@ class JudgeServer:
         return f"http://127.0.0.1:{self.port}"
 
 
+class _Connection(asyncio.Protocol):
+    """One keep-alive connection: requests answered one at a time, in order, each after its delay.
+
+    A protocol rather than streams: the server's CPU per request is part of what the judge benchmark
+    measures around, so it is kept small (the benchmark's server runs in its own process)."""
+
+    def __init__(self, server: JudgeServer) -> None:
+        self.server = server
+        self.buffer = bytearray()
+        self.transport: asyncio.Transport | None = None
+        self.busy = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.server.connections += 1
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if not self.busy:
+            self.next_request()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+
+    def next_request(self) -> None:
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return
+        head = bytes(self.buffer[:end + 4])
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)}
+        length = int(headers.get("content-length", "0"))
+        if len(self.buffer) < end + 4 + length:
+            return
+        raw = bytes(self.buffer[end + 4:end + 4 + length])
+        del self.buffer[:end + 4 + length]
+        server = self.server
+        if server.record:
+            server.raw_requests.append((head, raw))
+        status, extra, payload, delay = server.answer(lines[0].split(" ")[1], orjson.loads(raw or b"{}"))
+        self.busy = True
+        if delay:
+            asyncio.get_running_loop().call_later(delay, self.send, server.respond(status, extra, payload))
+        else:
+            self.send(server.respond(status, extra, payload))
+
+    def send(self, response: bytes) -> None:
+        self.busy = False
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(response)
+            self.next_request()
+
+
 def _error(status: int, message: str) -> bytes:
     return json.dumps({"error": {"code": status, "message": message, "type": "server_error"}}).encode()
 
@@ -165,11 +212,11 @@ def _tokens(body: dict[str, Any]) -> int:
 
 def _openai(body: dict[str, Any], text: str) -> bytes:
     prompt = _tokens(body)
-    return json.dumps({
+    return orjson.dumps({
         "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model"),
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
         "usage": {"prompt_tokens": prompt, "completion_tokens": 40, "total_tokens": prompt + 40},
-    }).encode()
+    })
 
 
 def _anthropic(body: dict[str, Any], output: Any, text: str, fault: str | None) -> bytes:

@@ -180,3 +180,12 @@ def test_pin_comes_from_the_spec() -> None:
     prompt = build_prompt(pinned, TRACE)
     assert prompt.pin is not None and (prompt.pin.model, prompt.pin.temperature) == ("claude-sonnet-4-5-20250929", 0)
     assert build_prompt(spec(), TRACE).pin is None
+
+
+def test_the_judge_digest_is_one_per_judge_while_the_prompt_digest_follows_the_trace():
+    """A calibration is bound to the judge digest: the same on every trace, changed by any change to the judge."""
+    other = TRACE.model_copy(update={"id": "tr-other", "output": "something else entirely"})
+    a, b = build_prompts(spec(), [TRACE, other])
+    assert a.digest != b.digest and a.judge_digest == b.judge_digest and a.judge_digest.startswith("sha256:")
+    reworded = build_prompts(spec(fail="It answers without grounding in the policy at all."), [TRACE])[0]
+    assert reworded.judge_digest != a.judge_digest

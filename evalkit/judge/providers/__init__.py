@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import CallError, FatalError, MissingCredential, ProviderError, TransientError
-from evalkit.judge.providers.base import Provider, ProviderReply
+from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS, Provider, ProviderReply
 from evalkit.judge.providers.fake import ScriptedProvider
 from evalkit.judge.providers.replay import CassetteRecorder, ReplayProvider
 
@@ -37,16 +37,17 @@ def require_key(provider: str) -> str:
 
 
 def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path | None = None,
-                  timeout: float = 60.0, record: str | Path | None = None) -> Provider:
+                  timeout: float = 60.0, record: str | Path | None = None, max_connections: int | None = None) -> Provider:
     """The provider a pin names, with its credential checked now.
 
     Args:
         pin: a :class:`~evalkit.contracts.judge.JudgePin` (``provider``, ``model``, ``temperature``,
-            ``base_url``).
+            ``base_url``, ``max_tokens``, ``transport``).
         base_url: overrides the pin's ``base_url`` (an OpenAI- or Anthropic-compatible server).
         cassette: the cassette a ``replay`` pin replays.
         timeout: seconds per call.
         record: a cassette to append every live reply to.
+        max_connections: a cap on the ``http`` transport's sockets (None: one per call in flight).
 
     Raises:
         MissingCredential: the key's environment variable is unset.
@@ -59,15 +60,21 @@ def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path
     if temperature != 0:
         raise InputError(f"temperature is pinned to 0 for reproducible verdicts, not {temperature}")
     url = base_url or getattr(pin, "base_url", None)
+    max_tokens = int(getattr(pin, "max_tokens", None) or DEFAULT_MAX_TOKENS)
+    transport = getattr(pin, "transport", None) or "sdk"
+    if transport != "sdk" and name != "openai":
+        raise InputError(f"transport {transport!r} is for the openai provider only, not {name}")
     provider: Provider
     if name == "openai":
         from evalkit.judge.providers.openai import OpenAIProvider
 
-        provider = OpenAIProvider(model, api_key=require_key(name), base_url=url, timeout=timeout)
+        provider = OpenAIProvider(model, api_key=require_key(name), base_url=url, timeout=timeout,
+                                  max_tokens=max_tokens, transport=transport, max_connections=max_connections)
     elif name == "anthropic":
         from evalkit.judge.providers.anthropic import AnthropicProvider
 
-        provider = AnthropicProvider(model, api_key=require_key(name), base_url=url, timeout=timeout)
+        provider = AnthropicProvider(model, api_key=require_key(name), base_url=url, timeout=timeout,
+                                     max_tokens=max_tokens)
     elif name == "replay":
         if cassette is None:
             raise InputError("the replay judge needs a cassette (--cassette FILE)")
@@ -77,6 +84,6 @@ def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path
     return CassetteRecorder(provider, record) if record is not None else provider
 
 
-__all__ = ["KEY_VARIABLES", "PROVIDERS", "CallError", "CassetteRecorder", "FatalError", "MissingCredential",
+__all__ = ["DEFAULT_MAX_TOKENS", "KEY_VARIABLES", "PROVIDERS", "CallError", "CassetteRecorder", "FatalError", "MissingCredential",
            "Provider", "ProviderError", "ProviderReply", "ReplayProvider", "ScriptedProvider", "TransientError",
            "make_provider", "require_key"]

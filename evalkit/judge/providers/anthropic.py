@@ -12,15 +12,13 @@ from typing import Any
 from evalkit.errors import TransientError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.providers.base import (
+    DEFAULT_MAX_TOKENS,
     SCHEMA_NAME,
     ProviderReply,
     classify_status,
     error_message,
     retry_after_seconds,
 )
-
-DEFAULT_MAX_TOKENS = 4096
-"""Messages API requires a cap; a verdict with its critique and refs fits well within it."""
 
 
 class AnthropicProvider:

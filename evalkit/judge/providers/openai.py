@@ -16,10 +16,14 @@ other 500 is a server error the runner retries.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from evalkit.errors import CallError, ProviderError, TransientError
+import orjson
+
+from evalkit.errors import CallError, InputError, ProviderError, TransientError
 from evalkit.judge.providers.base import (
+    DEFAULT_MAX_TOKENS,
     SCHEMA_NAME,
     ProviderReply,
     StructuredMode,
@@ -28,6 +32,7 @@ from evalkit.judge.providers.base import (
     retry_after_seconds,
     with_inline_schema,
 )
+from evalkit.judge.providers.raw_http import JSONPoster
 
 MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
 _REFUSAL_STATUSES = (400, 422, 500, 501)
@@ -52,8 +57,23 @@ def _refuses_mode(status: int, message: str) -> bool:
     return status in _REFUSAL_STATUSES and any(word in lowered for word in _REFUSAL_WORDS)
 
 
+class _Status(Exception):
+    """A non-2xx answer, the same from either transport: status, the server's message, its headers."""
+
+    def __init__(self, status: int, message: str, headers: Any) -> None:
+        super().__init__(message)
+        self.status, self.message, self.headers = status, message, headers
+
+
 class OpenAIProvider:
-    """Chat completions through the official ``openai`` SDK, SDK retries off (the runner retries).
+    """Chat completions through the official ``openai`` SDK (SDK retries off: the runner retries), or the
+    same requests over the raw HTTP transport.
+
+    Transports: ``sdk`` (the default) sends through ``openai.AsyncOpenAI``; ``http`` sends the same
+    request body, byte for byte, to an ``http://`` server through
+    :class:`~evalkit.judge.providers.raw_http.JSONPoster` and reads the reply the same way, at a fraction
+    of the CPU (for local servers at high concurrency, where the SDK's CPU per call sets the pace).
+    ``tests/judge/test_raw_http.py`` holds the two to the same bytes and the same outcomes.
 
     Args:
         model: the model id, as the server names it.
@@ -62,21 +82,40 @@ class OpenAIProvider:
         temperature: pinned to 0.
         timeout: seconds per call before it counts as a timeout.
         modes: the structured-output chain to try, best first.
+        max_tokens: the reply's token cap, sent with every request.
+        transport: ``sdk`` or ``http`` (``http://`` base URLs only).
+        max_connections: a cap on the raw transport's sockets; None: one per call in flight (the
+            runner's concurrency bounds them).
     """
 
     name = "openai"
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None = None, temperature: float = 0.0,
-                 timeout: float = 60.0, modes: tuple[StructuredMode, ...] = MODES) -> None:
-        import openai
-
-        self._openai = openai
+                 timeout: float = 60.0, modes: tuple[StructuredMode, ...] = MODES,
+                 max_tokens: int = DEFAULT_MAX_TOKENS, transport: str = "sdk",
+                 max_connections: int | None = None) -> None:
         self.model = model
         self.temperature = temperature
         self.base_url = base_url
         self.modes = modes
+        self.max_tokens = max_tokens
+        self.transport = transport
         self._mode_index = 0
-        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        self._formats: dict[tuple[int, StructuredMode], tuple[Any, dict[str, Any], bytes]] = {}
+        self._poster: JSONPoster | None = None
+        self._client: Any = None
+        if transport == "http":
+            self._poster = JSONPoster(base_url or "", timeout=timeout, max_connections=max_connections, headers={
+                "Accept-Encoding": "gzip, deflate", "Connection": "keep-alive", "Authorization": f"Bearer {api_key}",
+                "Accept": "application/json", "Content-Type": "application/json",
+                "User-Agent": f"evalkit/{_version()} (raw HTTP)"})
+        elif transport == "sdk":
+            import openai
+
+            self._openai = openai
+            self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, timeout=timeout)
+        else:
+            raise InputError(f"unknown transport {transport!r}: expected sdk or http", path="transport")
 
     @property
     def mode(self) -> StructuredMode:
@@ -85,61 +124,142 @@ class OpenAIProvider:
 
     def _request(self, mode: StructuredMode, messages: list[dict[str, str]],
                  schema: dict[str, Any]) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.model, "temperature": self.temperature}
+        """The SDK's keyword arguments; the body it sends has these keys in the SDK's order."""
+        kwargs: dict[str, Any] = {"model": self.model}
         if mode == "json_schema":
             kwargs["messages"] = messages
-            kwargs["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": SCHEMA_NAME, "schema": schema, "strict": strict_compatible(schema)}}
-        elif mode == "json_object":
-            kwargs["messages"] = with_inline_schema(messages, schema)  # OpenAI wants "JSON" in the prompt
-            kwargs["response_format"] = {"type": "json_object", "schema": schema}
-        else:
+        else:  # OpenAI wants "JSON" in the prompt for json_object; the inline fallback needs the schema
             kwargs["messages"] = with_inline_schema(messages, schema)
+        kwargs["max_tokens"] = self.max_tokens
+        if mode != "prompt":
+            kwargs["response_format"] = self._format(mode, schema)[0]
+        kwargs["temperature"] = self.temperature
         return kwargs
+
+    def _format(self, mode: StructuredMode, schema: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """``response_format`` for the mode, and its JSON: built once per schema, not once per call."""
+        entry = self._formats.get((id(schema), mode))
+        if entry is None or entry[0] is not schema:  # holding the schema keeps its id from being reused
+            if mode == "json_schema":
+                fmt: dict[str, Any] = {"type": "json_schema", "json_schema": {
+                    "name": SCHEMA_NAME, "schema": schema, "strict": strict_compatible(schema)}}
+            else:
+                fmt = {"type": "json_object", "schema": schema}
+            entry = (schema, fmt, _dumps(fmt))
+            self._formats[(id(schema), mode)] = entry
+        return entry[1], entry[2]
+
+    def _body(self, mode: StructuredMode, messages: list[dict[str, str]], schema: dict[str, Any]) -> bytes:
+        """The JSON body the SDK would send for :meth:`_request`, the same bytes, assembled from parts."""
+        sent = messages if mode == "json_schema" else with_inline_schema(messages, schema)
+        parts = [b'{"model":', _dumps(self.model), b',"messages":', _dumps(sent),
+                 b',"max_tokens":', _dumps(self.max_tokens)]
+        if mode != "prompt":
+            parts += [b',"response_format":', self._format(mode, schema)[1]]
+        parts += [b',"temperature":', _dumps(self.temperature), b"}"]
+        return b"".join(parts)
 
     async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ProviderReply:
         """One call (stepping down the structured-output chain on a refusal); see the module docstring."""
-        openai = self._openai
         refused = 0
         while True:
             mode = self.mode
             try:
-                response = await self._client.chat.completions.create(**self._request(mode, messages, schema))
-            except openai.APITimeoutError as exc:
-                raise TransientError(f"timed out: {exc}", kind="timeout") from None
-            except openai.APIConnectionError as exc:
-                raise TransientError(f"connection failed: {exc}", kind="connection") from None
-            except openai.APIStatusError as exc:
-                message = error_message(exc)
+                if self._poster is not None:
+                    return await self._complete_http(mode, messages, schema, refused)
+                return await self._complete_sdk(mode, messages, schema, refused)
+            except _Status as exc:
                 used = self.modes.index(mode)
-                if _refuses_mode(exc.status_code, message) and used + 1 < len(self.modes):
+                if _refuses_mode(exc.status, exc.message) and used + 1 < len(self.modes):
                     # Calls in flight may all be refused at once: step down from the mode this call used.
                     self._mode_index = max(self._mode_index, used + 1)
                     refused += 1
                     continue
-                raise classify_status(exc.status_code, message,
-                                      retry_after_seconds(exc.response.headers)) from None
-            except (openai.APIResponseValidationError, ValueError) as exc:  # a 200 whose body is not JSON
+                raise classify_status(exc.status, exc.message, retry_after_seconds(exc.headers)) from None
+
+    async def _complete_sdk(self, mode: StructuredMode, messages: list[dict[str, str]], schema: dict[str, Any],
+                            refused: int) -> ProviderReply:
+        openai = self._openai
+        try:
+            response = await self._client.chat.completions.create(**self._request(mode, messages, schema))
+        except openai.APITimeoutError as exc:
+            raise TransientError(f"timed out: {exc}", kind="timeout") from None
+        except openai.APIConnectionError as exc:
+            raise TransientError(f"connection failed: {exc}", kind="connection") from None
+        except openai.APIStatusError as exc:
+            raise _Status(exc.status_code, error_message(exc), exc.response.headers) from None
+        except (openai.APIResponseValidationError, ValueError) as exc:  # a 200 whose body is not JSON
+            raise TransientError(f"unreadable response body: {exc}", kind="server") from None
+        message = response.choices[0].message if getattr(response, "choices", None) else None
+        usage = getattr(response, "usage", None)
+        return _reply(message and {"content": message.content, "refusal": getattr(message, "refusal", None)},
+                      usage and {"prompt_tokens": getattr(usage, "prompt_tokens", None),
+                                 "completion_tokens": getattr(usage, "completion_tokens", None)}, mode, refused)
+
+    async def _complete_http(self, mode: StructuredMode, messages: list[dict[str, str]], schema: dict[str, Any],
+                             refused: int) -> ProviderReply:
+        assert self._poster is not None
+        status, headers, raw = await self._poster.post("/chat/completions", self._body(mode, messages, schema))
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            if 200 <= status < 300:
                 raise TransientError(f"unreadable response body: {exc}", kind="server") from None
-            return _reply(response, mode, refused)
+            data = raw.decode("utf-8", "replace").strip()
+        if not 200 <= status < 300:
+            raise _Status(status, _error_text(status, data), headers)
+        choices = data.get("choices") if isinstance(data, dict) else None
+        choice = choices[0] if isinstance(choices, list) and choices else None
+        message = choice.get("message") if isinstance(choice, dict) else None
+        usage = data.get("usage") if isinstance(data, dict) else None
+        if choice is not None and not isinstance(message, dict) or not isinstance(usage, dict | None):
+            raise TransientError("unreadable response body: no message in the choice", kind="server")
+        return _reply(message, usage, mode, refused)
 
     async def aclose(self) -> None:
-        """Close the SDK's HTTP client."""
-        await self._client.close()
+        """Close the connections (the SDK's HTTP client, or the raw pool)."""
+        if self._poster is not None:
+            await self._poster.aclose()
+        else:
+            await self._client.close()
 
 
-def _reply(response: Any, mode: StructuredMode, refused: int) -> ProviderReply:
-    if not getattr(response, "choices", None):
+def _dumps(value: Any) -> bytes:
+    """JSON exactly as the ``openai`` SDK writes a request body (``openapi_dumps``)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _error_text(status: int, data: Any) -> str:
+    """What :func:`error_message` reads from the SDK's status error, from the raw body."""
+    inner = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(inner, dict) and inner.get("message"):
+        return str(inner["message"])
+    return f"Error code: {status} - {inner}"
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("evalkit")
+    except PackageNotFoundError:
+        return "dev"
+
+
+def _reply(message: dict[str, Any] | None, usage: dict[str, Any] | None, mode: StructuredMode,
+           refused: int) -> ProviderReply:
+    """The reply from the first choice's message and the usage, read the same from either transport."""
+    if message is None:
         raise TransientError("response has no choices", kind="server")
-    message = response.choices[0].message
-    text = message.content
+    text = message.get("content")
     if text is None:
-        refusal = getattr(message, "refusal", None)
+        refusal = message.get("refusal")
         raise CallError(f"model gave no content{': ' + refusal if refusal else ''}")
-    usage = getattr(response, "usage", None)
+    if not isinstance(text, str):
+        raise TransientError(f"unreadable response body: content is {type(text).__name__}", kind="server")
     return ProviderReply(text=text, mode=mode, refused=refused,
-                         input_tokens=getattr(usage, "prompt_tokens", None) if usage else None,
-                         output_tokens=getattr(usage, "completion_tokens", None) if usage else None)
+                         input_tokens=usage.get("prompt_tokens") if usage else None,
+                         output_tokens=usage.get("completion_tokens") if usage else None)
 
 
-__all__ = ["MODES", "OpenAIProvider", "ProviderError", "strict_compatible"]
+__all__ = ["DEFAULT_MAX_TOKENS", "MODES", "OpenAIProvider", "ProviderError", "strict_compatible"]

@@ -101,6 +101,7 @@ class CassetteRecorder:
         self.name = provider.name
         self.model = provider.model
         self.temperature = provider.temperature
+        self.max_tokens = getattr(provider, "max_tokens", None)  # part of the cache key
 
     async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ProviderReply:
         """The live reply, recorded."""
