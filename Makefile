@@ -7,6 +7,9 @@ STAMP  := $(VENV)/.evalkit-installed
 SAMPLE_CONTRACTS := subject.yaml traces.jsonl human-labels.jsonl criterion-verdicts.jsonl eval-matrix.yaml \
                     dataset.json expected-flow.json behavior-tree.json
 
+SKILLEVAL     := data/skilleval
+SKILLEVAL_OUT := reports/sample/skilleval
+
 .PHONY: install demo demo-local-judge test lint bench sample clean
 
 $(STAMP): pyproject.toml
@@ -28,6 +31,21 @@ demo: $(STAMP)
 	cmp reports/sample/judge/criterion-verdicts.jsonl data/sample/criterion-verdicts.jsonl
 	cmp reports/sample/judge/criterion-verdicts.runs.jsonl data/sample/criterion-verdicts.runs.jsonl
 	$(BIN)/evalkit run data/sample/subject.yaml --out reports/sample
+	# A skill release of the sample tool: lint, validate, run both arms, the worksheet, resume with recorded answers
+	$(BIN)/evalkit skill-eval lint $(SKILLEVAL)/skills/candidate --policy $(SKILLEVAL)/registry/policy.json
+	$(BIN)/evalkit skill-eval lint $(SKILLEVAL)/skills/baseline --policy $(SKILLEVAL)/registry/policy.json
+	$(BIN)/evalkit skill-eval validate $(SKILLEVAL)/registry
+	rm -rf $(SKILLEVAL_OUT)
+	$(BIN)/evalkit skill-eval run $(SKILLEVAL)/registry --candidate $(SKILLEVAL)/skills/candidate \
+	    --baseline $(SKILLEVAL)/skills/baseline --adapter script --bin tasknote=$(SKILLEVAL)/tool/tasknote \
+	    --session-id sample-release-0-2 --generated-at 2026-11-30T09:00:00Z --candidate-version 0.2.0 \
+	    --baseline-version 0.1.0 --out $(SKILLEVAL_OUT)/stage
+	$(BIN)/evalkit skill-eval worksheet $(SKILLEVAL_OUT)/stage --out $(SKILLEVAL_OUT)/worksheet.html
+	$(BIN)/evalkit skill-eval resume $(SKILLEVAL_OUT)/stage --answers $(SKILLEVAL)/answers.json \
+	    --out $(SKILLEVAL_OUT)/report.json
+	$(BIN)/evalkit skill-eval report-page $(SKILLEVAL_OUT)/report.json --out $(SKILLEVAL_OUT)/report.html
+	# The run's report, now with the skill-eval section
+	$(BIN)/evalkit report reports/sample
 
 # The sample's judges run by a real model on this machine (llama.cpp server, SmolLM2-135M), then calibrated.
 # A 135M model is a poor judge; this shows the loop run for real. LIMIT traces (a few minutes each on 2 cores).

@@ -73,7 +73,7 @@ def speed(judgy_repeats: int = 3) -> list[tuple[str, float, float, tuple, tuple]
         np.random.seed(0)
         theirs = judgy.estimate_success_rate(labels, preds, unlabeled)
         r = corrected_pass_rate(labels, preds, unlabeled, method="bootstrap")
-        rows.append((name, t_judgy, t_ours, theirs, (r.theta, r.lower, r.upper)))
+        rows.append((name, t_judgy, t_ours, theirs, (r.theta, r.ci.lo, r.ci.hi)))
     return rows
 
 
@@ -114,11 +114,11 @@ def coverage(scenarios: int, seed: int = 0) -> tuple[dict[str, _Tally], dict[tup
             invalid += 1
             continue
         for meth, r in results.items():
-            overall[meth].add(r.lower, r.upper, theta)
+            overall[meth].add(r.ci.lo, r.ci.hi, theta)
             for bucket in (f"unlabeled {'< 1000' if n < 1000 else '>= 1000'}",
                            f"test {'< 100' if m < 100 else '>= 100'}",
                            f"pass rate {'< 0.8' if theta < 0.8 else '>= 0.8'}"):
-                buckets.setdefault((meth, bucket), _Tally()).add(r.lower, r.upper, theta)
+                buckets.setdefault((meth, bucket), _Tally()).add(r.ci.lo, r.ci.hi, theta)
     return overall, buckets, invalid
 
 

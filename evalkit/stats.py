@@ -1,4 +1,8 @@
-"""The statistics several analyses share, each written once: normal quantiles, Wilson intervals, kappa."""
+"""The statistics several analyses share, each written once: normal quantiles, Wilson intervals, kappa.
+
+Every interval is the one interval type, :class:`evalkit.contracts.ConfidenceInterval`
+(``lo``, ``hi``, ``level``).
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from evalkit.contracts.types import ConfidenceInterval, RateConfidenceInterval
 from evalkit.errors import InputError
+from evalkit.io.json_case import camel_json
 
 DEFAULT_LEVEL = 0.95
 """Confidence level used unless a caller asks for another."""
@@ -41,13 +47,28 @@ def wilson_bounds(successes: int, n: int, level: float = DEFAULT_LEVEL) -> tuple
     return lo, hi
 
 
+def interval(bounds: tuple[float, float] | None, level: float) -> ConfidenceInterval | None:
+    """The interval of ``(lo, hi)`` bounds at ``level``; None where there are none (an undefined estimate)."""
+    return None if bounds is None else ConfidenceInterval(lo=bounds[0], hi=bounds[1], level=level)
+
+
+def rate_interval(bounds: tuple[float, float] | None, level: float) -> RateConfidenceInterval | None:
+    """:func:`interval` for a rate, whose ends lie in [0, 1]."""
+    return None if bounds is None else RateConfidenceInterval(lo=bounds[0], hi=bounds[1], level=level)
+
+
+def wilson_interval(successes: int, n: int, level: float = DEFAULT_LEVEL) -> RateConfidenceInterval | None:
+    """Wilson's score interval (:func:`wilson_bounds`) as the interval type; None when ``n`` is 0."""
+    return rate_interval(wilson_bounds(successes, n, level), level)
+
+
 @dataclass(frozen=True)
 class Kappa:
-    """Cohen's kappa; ``kappa`` is None (with ``reason``) when chance agreement is total."""
+    """Cohen's kappa with its interval; ``kappa`` and ``ci`` are None (with ``reason``) when chance
+    agreement is total or nothing was rated by both."""
 
     kappa: float | None
-    lower: float | None
-    upper: float | None
+    ci: ConfidenceInterval | None
     level: float
     n: int
     observed_agreement: float | None
@@ -56,9 +77,8 @@ class Kappa:
     reason: str | None = None
 
     def to_json_obj(self) -> dict[str, Any]:
-        return {"kappa": self.kappa, "lower": self.lower, "upper": self.upper, "level": self.level,
-                "n": self.n, "observedAgreement": self.observed_agreement,
-                "chanceAgreement": self.chance_agreement, "unpaired": self.unpaired, "reason": self.reason}
+        """The result as JSON (camelCase, the interval as ``ci: {lo, hi, level}``)."""
+        return camel_json(self)
 
 
 def cohens_kappa(first: Sequence[Hashable], second: Sequence[Hashable], *,
@@ -81,7 +101,7 @@ def cohens_kappa(first: Sequence[Hashable], second: Sequence[Hashable], *,
                          path="second")
     n = len(first)
     if n == 0:
-        return Kappa(None, None, None, level, 0, None, None, reason="no items rated by both")
+        return Kappa(None, None, level, 0, None, None, reason="no items rated by both")
     cats = sorted(set(first) | set(second), key=repr)
     index = {c: i for i, c in enumerate(cats)}
     table = np.zeros((len(cats), len(cats)))
@@ -91,7 +111,7 @@ def cohens_kappa(first: Sequence[Hashable], second: Sequence[Hashable], *,
     po = float(np.trace(p))
     pe = float(rows @ cols)
     if pe >= 1:
-        return Kappa(None, None, None, level, n, po, pe,
+        return Kappa(None, None, level, n, po, pe,
                      reason="both raters used one and the same category: chance agreement is 100%")
     kappa = (po - pe) / (1 - pe)
     weight = rows[:, None] + cols[None, :]  # p_i. + p_.j
@@ -100,4 +120,5 @@ def cohens_kappa(first: Sequence[Hashable], second: Sequence[Hashable], *,
     off_sum = float(off.sum() - np.trace(off)) * (1 - kappa) ** 2
     var = max(0.0, diag + off_sum - (kappa - pe * (1 - kappa)) ** 2) / (n * (1 - pe) ** 2)
     half = z * math.sqrt(var)
-    return Kappa(kappa, max(-1.0, kappa - half), min(1.0, kappa + half), level, n, po, pe)
+    ci = ConfidenceInterval(lo=max(-1.0, kappa - half), hi=min(1.0, kappa + half), level=level)
+    return Kappa(kappa, ci, level, n, po, pe)

@@ -2,18 +2,23 @@
 
 Kappa corrects raw agreement for the agreement two annotators would reach by chance given how often
 each says pass or fail: with 90% passing traces, two people agree 82% of the time by luck alone.
+
+This is kappa on error-analysis :class:`~evalkit.contracts.Annotation` records (latest label per trace,
+pass/fail and each failure mode); :func:`evalkit.calibration.annotator_kappa` is kappa on a criterion's
+human labels, the judge's ground truth. Both compute it with :func:`evalkit.stats.cohens_kappa`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from evalkit import stats
 from evalkit.analysis.store import latest
 from evalkit.contracts.annotation import Annotation, Taxonomy
 from evalkit.errors import InputError
+from evalkit.io.json_case import camel_json
 
 
 @dataclass(frozen=True)
@@ -40,8 +45,8 @@ class AnnotatorAgreement:
     modes: list[AgreementOn]
 
     def to_json_obj(self) -> dict[str, Any]:
-        """A JSON-ready dict (snake_case keys)."""
-        return asdict(self) | {"annotators": list(self.annotators)}
+        """A JSON-ready dict (camelCase keys, as ``evalkit analysis agreement --json`` prints it)."""
+        return camel_json(self)
 
 
 def agreement_on(pairs: Sequence[tuple[Hashable, Hashable]], about: str = "label") -> AgreementOn:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,7 +9,8 @@ import polars as pl
 
 from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
-from evalkit.traces.frame import per_trace, to_frame
+from evalkit.io.canonical import compact_sorted_json
+from evalkit.traces import per_trace, to_frame
 
 FEATURE_COLUMNS = ("observations", "tool_calls", "failed_tools", "errors", "warnings", "duration_ms", "tokens",
                    "output_chars")
@@ -52,13 +52,13 @@ def _output_chars(trace: Trace) -> int:
         return 0
     if isinstance(trace.output, str):
         return len(trace.output)
-    return len(json.dumps(trace.output, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+    return len(compact_sorted_json(trace.output))
 
 
 def _as_group(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return compact_sorted_json(value)
 
 
 def group_of(trace: Trace, by: str) -> str:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from evalkit.analysis.store import labels_of
 from evalkit.analysis.taxonomy import check_modes, descendants
 from evalkit.contracts.annotation import Annotation, Taxonomy
+from evalkit.io.json_case import camel_json
 from evalkit.stats import DEFAULT_LEVEL, wilson_bounds
 
 
@@ -39,8 +40,8 @@ class FailureRates:
     modes: list[ModeRate]
 
     def to_json_obj(self) -> dict[str, Any]:
-        """A JSON-ready dict (snake_case keys, as ``evalkit analysis rates --json`` prints it)."""
-        return asdict(self)
+        """A JSON-ready dict (camelCase keys, as ``evalkit analysis rates --json`` prints it)."""
+        return camel_json(self)
 
 
 def _mode_rate(mode: str, name: str | None, count: int, reviewed: int, level: float) -> ModeRate:

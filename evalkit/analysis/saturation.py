@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from evalkit.analysis.store import labels_of
 from evalkit.contracts.annotation import Annotation
+from evalkit.io.json_case import camel_json
 
 SATURATION_WINDOW = 20
 """Saturated when no new failure mode appeared in this many traces (the error-analysis method's ~20)."""
@@ -40,8 +41,8 @@ class Saturation:
         return len(self.points) - self.last_new_at
 
     def to_json_obj(self) -> dict[str, Any]:
-        """A JSON-ready dict (snake_case keys)."""
-        return asdict(self) | {"since_last_new": self.since_last_new}
+        """A JSON-ready dict (camelCase keys, as ``evalkit analysis saturation --json`` prints it)."""
+        return camel_json(self) | {"sinceLastNew": self.since_last_new}
 
 
 def saturation_curve(annotations: Sequence[Annotation], annotator: str | None = None,

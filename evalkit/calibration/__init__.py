@@ -1,6 +1,7 @@
 """Judge calibration: label splits, TPR/TNR, the corrected pass rate and its interval, label planning."""
 
 from evalkit.calibration.agreement import Kappa, annotator_kappa, cohens_kappa
+from evalkit.calibration.applies import DEFAULT_POLICY_VERSION, Applicability, calibration_applies
 from evalkit.calibration.binary import as_binary
 from evalkit.calibration.correction import (
     DEFAULT_ITERATIONS,
@@ -54,6 +55,9 @@ from evalkit.calibration.tables import Table, read_table
 from evalkit.errors import TestSetAlreadyMeasured
 
 __all__ = [
+    "DEFAULT_POLICY_VERSION",
+    "Applicability",
+    "calibration_applies",
     "BINDING_PARTS",
     "GATES",
     "CalibrationCheck",

@@ -3,6 +3,10 @@
 Two reviewers who agree 90% of the time on a criterion that passes 90% of traces agree no better
 than chance; kappa discounts that chance agreement. The interval uses the asymptotic variance of
 Fleiss, Cohen & Everitt (1969), "Large sample standard errors of kappa and weighted kappa".
+
+This is kappa on :class:`~evalkit.contracts.HumanLabel` records, per (trace, criterion), to check the ground
+truth a judge is validated on; :func:`evalkit.analysis.annotator_agreement` is kappa on error-analysis
+annotations (pass/fail and each failure mode). Both compute it with :func:`evalkit.stats.cohens_kappa`.
 """
 
 from __future__ import annotations

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from evalkit.calibration.binary import as_binary
 from evalkit.calibration.metrics import DEFAULT_LEVEL, z_value
+from evalkit.contracts.types import RateConfidenceInterval
 from evalkit.errors import InputError
+from evalkit.io.json_case import camel_json
+from evalkit.stats import rate_interval
 
 METHODS = ("adjusted-wald", "bootstrap", "bootstrap-full")
 """The interval methods, see the module docstring."""
@@ -53,14 +56,13 @@ def rogan_gladen(p_obs: Any, tpr: Any, tnr: Any, *, clip: bool = True) -> Any:
 class CorrectedRate:
     """A corrected pass rate with its interval.
 
-    ``theta``, ``lower`` and ``upper`` are None when ``valid`` is False (``reason`` says why);
+    ``theta`` and its interval ``ci`` are None when ``valid`` is False (``reason`` says why);
     ``p_obs`` is reported whenever there was one to correct (None only when neither unlabeled
     verdicts nor an observed rate were given). ``skipped`` counts bootstrap resamples without a usable correction.
     """
 
     theta: float | None
-    lower: float | None
-    upper: float | None
+    ci: RateConfidenceInterval | None
     p_obs: float | None
     tpr: float | None
     tnr: float | None
@@ -76,9 +78,8 @@ class CorrectedRate:
     skipped: int | None = None
 
     def to_json_obj(self) -> dict[str, Any]:
-        """The result as camelCase JSON."""
-        return {"".join(w if i == 0 else w.title() for i, w in enumerate(k.split("_"))): v
-                for k, v in asdict(self).items()}
+        """The result as camelCase JSON, the interval as ``ci: {lo, hi, level}``."""
+        return camel_json(self)
 
 
 def _counts(labels: np.ndarray, preds: np.ndarray) -> tuple[int, int, int, int]:
@@ -251,14 +252,14 @@ def correct_observed_rate(test_labels: Sequence[Any] | np.ndarray, test_preds: S
         reason = (f"TPR + TNR = {tpr + tnr:.3f} <= 1: the judge is no better than chance, "
                   "so its pass rate cannot be corrected")
     if reason:
-        return CorrectedRate(None, None, None, valid=False, reason=reason, **base)
+        return CorrectedRate(None, None, valid=False, reason=reason, **base)
     theta = float(rogan_gladen(p_obs, tpr, tnr))
     if not boot:
-        lower, upper = adjusted_wald_interval(p_obs, tnr, tpr, n_unlabeled, neg, pos, level)
-        return CorrectedRate(theta, lower, upper, valid=True, **base)
+        bounds = adjusted_wald_interval(p_obs, tnr, tpr, n_unlabeled, neg, pos, level)
+        return CorrectedRate(theta, rate_interval(bounds, level), valid=True, **base)
     lower, upper, skipped = _bootstrap(counts, p_obs, n_unlabeled, full=method == "bootstrap-full",
                                        level=level, iterations=iterations, seed=seed)
     if lower is None:
-        return CorrectedRate(None, None, None, valid=False, skipped=skipped, **base,
+        return CorrectedRate(None, None, valid=False, skipped=skipped, **base,
                              reason="no bootstrap resample had both classes and TPR + TNR > 1")
-    return CorrectedRate(theta, lower, upper, valid=True, skipped=skipped, **base)
+    return CorrectedRate(theta, rate_interval((lower, upper), level), valid=True, skipped=skipped, **base)

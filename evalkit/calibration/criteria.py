@@ -40,8 +40,9 @@ class Calibrations:
             text = f"{c}: judge {r.status_text}."
             if rate.valid:
                 given = " (given)" if r.observed_from == "given" else ""
-                text += (f" Corrected pass rate {rate.theta:.3f}, {rate.level:.0%} CI [{rate.lower:.3f}, "
-                         f"{rate.upper:.3f}], from an observed {rate.p_obs:.3f} on {rate.n_unlabeled} traces{given}.")
+                text += (f" Corrected pass rate {rate.theta:.3f}, {rate.level:.0%} CI [{rate.ci.lo:.3f}, "
+                         f"{rate.ci.hi:.3f}], from an observed {rate.p_obs:.3f} on {rate.n_unlabeled} "
+                         f"traces{given}.")
             else:
                 text += f" No corrected pass rate: {rate.reason}."
             parts.append(text)
@@ -80,7 +81,7 @@ def calibrate_criteria(labels: Sequence[HumanLabel], verdicts: Sequence[Criterio
                        unlabeled: Sequence[CriterionVerdict] | None = None,
                        observed: tuple[float, int] | None = None,
                        method: str = DEFAULT_METHOD, level: float = DEFAULT_LEVEL,
-                       iterations: int = DEFAULT_ITERATIONS, seed: int = 0) -> Calibrations:
+                       iterations: int = DEFAULT_ITERATIONS, seed: int = 0, gate: str = "point") -> Calibrations:
     """Calibrate the judge on each criterion (or on one).
 
     Args:
@@ -90,7 +91,7 @@ def calibrate_criteria(labels: Sequence[HumanLabel], verdicts: Sequence[Criterio
         unlabeled: the verdicts to correct (default: verdicts on traces without a label).
         observed: ``(pass rate, count)`` reported elsewhere; it belongs to one criterion, so it needs
             ``criterion`` when the labels name several.
-        method, level, iterations, seed: see :func:`calibrate_criterion`.
+        method, level, iterations, seed, gate: see :func:`calibrate_criterion`.
 
     Raises:
         InputError: an unknown criterion, or an observed rate without saying which criterion it is for.
@@ -108,9 +109,9 @@ def calibrate_criteria(labels: Sequence[HumanLabel], verdicts: Sequence[Criterio
         try:
             results[c] = calibrate_criterion(labels, verdicts, criterion_id=c, unlabeled=unlabeled,
                                              observed=observed, method=method, level=level,
-                                             iterations=iterations, seed=seed)
+                                             iterations=iterations, seed=seed, gate=gate)
         except InputError as exc:  # this criterion cannot be measured; the others still can
-            if exc.path in ("observed", "n", "method", "level", "iterations"):
+            if exc.path in ("observed", "n", "method", "level", "iterations", "gate"):
                 raise
             skipped[c] = exc.message
     return Calibrations(results, skipped)

@@ -21,7 +21,7 @@ from evalkit.calibration.pairing import (
     select_criterion,
     unlabeled_verdicts,
 )
-from evalkit.calibration.status import MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
+from evalkit.calibration.status import GATES, MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
@@ -48,16 +48,18 @@ class CriterionCalibration:
     observed_from: str | None = None
     """Where the observed pass rate came from: ``verdicts`` (judged unlabeled traces), ``given`` (a rate
     and its count reported elsewhere), or None when there was none to correct."""
+    gate: str = "point"
+    """How TPR and TNR meet the threshold: ``point`` or ``lower-bound`` (``evalkit.calibration.status.GATES``)."""
 
     @property
     def shortfalls(self) -> list[str]:
         """Why the judge is not validated on this test split (empty when it is)."""
-        return judge_shortfalls(self.test)
+        return judge_shortfalls(self.test, self.gate)
 
     @property
     def status(self) -> str:
         """``validated`` or ``unvalidated``: the one verdict on the judge, for every surface to show."""
-        return judge_status(self.test)
+        return judge_status(self.test, self.gate)
 
     @property
     def status_text(self) -> str:
@@ -72,14 +74,14 @@ class CriterionCalibration:
                 "unlabeled": {"verdicts": self.unlabeled_verdicts, "uncertain": self.unlabeled_uncertain,
                               "used": self.rate.n_unlabeled if self.observed_from == "verdicts" else 0,
                               "observedFrom": self.observed_from},
-                "validation": {"status": self.status, "shortfalls": self.shortfalls,
+                "validation": {"status": self.status, "shortfalls": self.shortfalls, "gate": self.gate,
                                "minRate": MIN_RATE, "minLabels": MIN_LABELS},
                 "correctedPassRate": self.rate.to_json_obj()}
 
 
 def _nothing_to_correct(conf: Confusion, reason: str, method: str, level: float) -> CorrectedRate:
     """The rate when no observed pass rate was given: TPR and TNR still reported, nothing corrected."""
-    return CorrectedRate(None, None, None, p_obs=None, tpr=conf.tpr, tnr=conf.tnr, n_test=conf.total,
+    return CorrectedRate(None, None, p_obs=None, tpr=conf.tpr, tnr=conf.tnr, n_test=conf.total,
                          n_test_pass=conf.positives, n_test_fail=conf.negatives, n_unlabeled=0, method=method,
                          level=level, valid=False, reason=reason)
 
@@ -90,7 +92,7 @@ def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[Criteri
                         observed: tuple[float, int] | None = None,
                         method: str = DEFAULT_METHOD, level: float = DEFAULT_LEVEL,
                         iterations: int = DEFAULT_ITERATIONS, seed: int = 0,
-                        source: str | None = None) -> CriterionCalibration:
+                        source: str | None = None, gate: str = "point") -> CriterionCalibration:
     """Measure a judge on one criterion and correct its pass rate on unlabeled traces.
 
     Args:
@@ -102,6 +104,8 @@ def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[Criteri
             instead of ``unlabeled``.
         method, level, iterations, seed: see :func:`corrected_pass_rate`.
         source: a file name for error messages.
+        gate: ``point`` (TPR and TNR >= 0.9) or ``lower-bound`` (the lower ends of their Wilson intervals
+            >= 0.9, as awslabs' agent-evaluation gates); see ``evalkit.calibration.status.GATES``.
 
     Returns:
         The calibration. Without unlabeled verdicts or an observed rate, TPR, TNR and the status are
@@ -114,6 +118,8 @@ def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[Criteri
     if unlabeled is not None and observed is not None:
         raise InputError("give the verdicts to correct or an observed pass rate with its count, not both",
                          path="observed")
+    if gate not in GATES:
+        raise InputError(f"one of {', '.join(GATES)} (got {gate!r})", path="gate")
     criterion, labels, verdicts = select_criterion(labels, verdicts, criterion_id)
     if not verdicts:
         raise InputError(f"no verdicts for criterion {criterion!r}", file=source)
@@ -151,7 +157,7 @@ def calibrate_criterion(labels: Sequence[HumanLabel], verdicts: Sequence[Criteri
     split_counts = {s: dict(sorted(c.items())) for s, c in sorted(counts.items())}
     return CriterionCalibration(criterion, "test" if split_aware else "all", len(labels), len(measured),
                                 split_counts, dev, test, pairing.trace_ids, len(to_correct), uncertain, rate,
-                                observed_from)
+                                observed_from, gate)
 
 
 def sensitivity(p_obs: float, tpr: float, tnr: float, *, spread: float = 0.1,

@@ -18,9 +18,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic.alias_generators import to_camel
+
 from evalkit.contract_files import read_models
 from evalkit.contracts.judge_run import JudgeRunRecord
-from evalkit.contracts.labels import CalibrationBinding, ConfidenceInterval, HumanLabel, ValidationResult
+from evalkit.contracts.labels import CalibrationBinding, HumanLabel, ValidationResult
+from evalkit.contracts.types import RateConfidenceInterval
 from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_dumps
 
@@ -76,8 +79,11 @@ class JudgeIdentity:
     temperature: float | None
 
 
-def judge_of_run(records: Iterable[JudgeRunRecord] | str | Path, *, criterion_id: str) -> JudgeIdentity:
+def judge_of_run(records: Iterable[JudgeRunRecord] | str | Path, *, criterion_id: str) -> JudgeIdentity | None:
     """The judge behind one criterion's verdicts, from the run's sidecar (``<verdicts>.runs.jsonl``).
+
+    The judge's digest is the record's ``judgeDigest`` (its spec and prompt builder), not the per-trace
+    ``promptDigest``. Returns None when the records predate ``judgeDigest`` (the judge cannot be told).
 
     Raises:
         InputError: no record for the criterion, or records made by more than one judge (a file
@@ -86,11 +92,14 @@ def judge_of_run(records: Iterable[JudgeRunRecord] | str | Path, *, criterion_id
     file = str(records) if isinstance(records, str | Path) else None
     if file is not None:
         records = read_models(file, JudgeRunRecord)
-    found = {(r.prompt_digest, r.model, r.temperature) for r in records if r.criterion_id == criterion_id}
-    if not found:
+    mine = [r for r in records if r.criterion_id == criterion_id]
+    if not mine:
         raise InputError(f"no judge run record for criterion {criterion_id!r}", file=file, path="criterionId")
+    if any(r.judge_digest is None for r in mine):
+        return None
+    found = {(r.judge_digest, r.model, r.temperature) for r in mine}
     if len(found) > 1:
-        shown = "; ".join(f"{m} T={t} prompt {d}" for d, m, t in sorted(found, key=repr))
+        shown = "; ".join(f"{m} T={t} judge {d}" for d, m, t in sorted(found, key=repr))
         raise InputError(f"criterion {criterion_id!r} was judged by {len(found)} judges ({shown}): "
                          "one calibration cannot cover them; split the file by judge", file=file)
     digest, model, temperature = found.pop()
@@ -107,12 +116,7 @@ class CalibrationCheck:
     """The binding parts that differ (camelCase); ``binding`` when the result has none."""
     reason: str | None
     corrected_rate: float | None
-    ci: ConfidenceInterval | None
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(w.title() for w in rest)
+    ci: RateConfidenceInterval | None
 
 
 def check_calibration(result: ValidationResult, *, judge: JudgeIdentity, label_set_digest: str,
@@ -138,9 +142,9 @@ def check_calibration(result: ValidationResult, *, judge: JudgeIdentity, label_s
                                 "(judge prompt, model, temperature, label set): validate the judge again",
                                 None, None)
     diff = [p for p in BINDING_PARTS if getattr(bound, p) != getattr(now, p)]
-    changed = tuple(_camel(p) for p in diff)
+    changed = tuple(to_camel(p) for p in diff)
     if changed or bound.digest != now.digest:
-        details = ", ".join(f"{_camel(p)} {getattr(bound, p)!r} -> {getattr(now, p)!r}" for p in diff)
+        details = ", ".join(f"{to_camel(p)} {getattr(bound, p)!r} -> {getattr(now, p)!r}" for p in diff)
         return CalibrationCheck("uncalibrated", changed or ("digest",),
                                 f"calibration expired: {details or 'digest differs'}; validate the judge "
                                 "again on the test split before correcting these verdicts", None, None)

@@ -16,7 +16,7 @@ from evalkit.calibration.expiry import bind_validation
 from evalkit.calibration.ledger import LedgerEntry, TestLedger
 from evalkit.calibration.metrics import DEFAULT_LEVEL
 from evalkit.calibration.status import GATES, judge_shortfalls, judge_status
-from evalkit.contracts.labels import CalibrationBinding, ConfidenceInterval, HumanLabel, ValidationResult
+from evalkit.contracts.labels import CalibrationBinding, HumanLabel, ValidationResult
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
 
@@ -96,7 +96,7 @@ def validate_judge(labels: Sequence[HumanLabel], verdicts: Sequence[CriterionVer
         criterion_id=criterion_id, judge_model=judge_model, status=status, label_count=conf.total,
         tpr=conf.tpr, tnr=conf.tnr, observed_pass_rate=rate.p_obs, corrected_rate=rate.theta,
         correction_valid=rate.valid, note="; ".join(notes) or None,
-        ci=ConfidenceInterval(lo=rate.lower, hi=rate.upper, level=level) if rate.valid else None)
+        ci=rate.ci)
     if binding is not None:
         result = bind_validation(result, binding)
     book.append(LedgerEntry(

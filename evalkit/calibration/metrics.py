@@ -11,22 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from evalkit.calibration.pairing import Pairing, pair_labels
-from evalkit.contracts.labels import ConfidenceInterval, HumanLabel
+from evalkit.contracts.labels import HumanLabel
+from evalkit.contracts.types import RateConfidenceInterval
 from evalkit.contracts.verdict import CriterionVerdict
-from evalkit.stats import DEFAULT_LEVEL, wilson_bounds, z_value
-
-
-def wilson_interval(successes: int, n: int, level: float = DEFAULT_LEVEL) -> ConfidenceInterval | None:
-    """Wilson's score interval for a binomial rate as a contract object; None when ``n`` is 0."""
-    bounds = wilson_bounds(successes, n, level)
-    return None if bounds is None else ConfidenceInterval(lo=bounds[0], hi=bounds[1], level=level)
+from evalkit.stats import DEFAULT_LEVEL, wilson_interval, z_value
 
 
 def _rate(k: int, n: int) -> float | None:
     return k / n if n else None
 
 
-def _ci_obj(ci: ConfidenceInterval | None) -> dict[str, Any] | None:
+def _ci_obj(ci: RateConfidenceInterval | None) -> dict[str, Any] | None:
     return ci.to_json_obj() if ci is not None else None
 
 
@@ -77,11 +72,11 @@ class Confusion:
         return _rate(self.tn, self.negatives)
 
     @property
-    def tpr_ci(self) -> ConfidenceInterval | None:
+    def tpr_ci(self) -> RateConfidenceInterval | None:
         return wilson_interval(self.tp, self.positives, self.level)
 
     @property
-    def tnr_ci(self) -> ConfidenceInterval | None:
+    def tnr_ci(self) -> RateConfidenceInterval | None:
         return wilson_interval(self.tn, self.negatives, self.level)
 
     @property
@@ -95,7 +90,7 @@ class Confusion:
 
     def summary(self) -> str:
         """One line for a report: TPR and TNR with intervals, abstentions and exclusions; no accuracy."""
-        def part(name: str, rate: float | None, ci: ConfidenceInterval | None, n: int, cls: str) -> str:
+        def part(name: str, rate: float | None, ci: RateConfidenceInterval | None, n: int, cls: str) -> str:
             if rate is None or ci is None:
                 return f"{name} n/a (no human {cls})"
             return f"{name} {rate:.3f} [{ci.lo:.3f}, {ci.hi:.3f}] on {n} human {cls}"

@@ -9,14 +9,20 @@
 - Behavior tree: expected vs observed decisions where the tree maps them, fork frequencies (MR-1).
 - Methodology review: MR-1..9 advisory findings with the evidence evalkit computes.
 - Eval runs: the agent on the suite, every pair needing the judge judged in one batch, the scorecard
-  written with its verdicts and manifest (:func:`eval_subject`); notebook 04 reads them
-  (``evalkit.checks.scorecard_report``, ``evalkit.checks.tree_drawing``).
+  written with its verdicts and manifest (:func:`eval_subject`); notebook 04 reads them through the
+  report helpers below (:func:`scorecard_story`, the ``*_frame`` tables, :func:`draw_tree`).
+
+The report helpers need polars or matplotlib, so they are imported on first use: ``import
+evalkit.checks`` (and every CLI command) stays free of both.
 """
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from evalkit.checks.base import Check
 from evalkit.checks.batch_judge import BatchJudged, batch_judge
 from evalkit.checks.card import WIDTH, render_card
-from evalkit.checks.eval_run import EvalRun, eval_subject, read_eval_run
+from evalkit.checks.eval_run import NOT_RECORDED, EvalRun, eval_subject, read_eval_run
 from evalkit.checks.primitives import (
     FORMATS,
     PRIMITIVES,
@@ -71,12 +77,42 @@ from evalkit.checks.variance import (
 )
 from evalkit.errors import CheckError, RoutingError
 
+if TYPE_CHECKING:
+    from evalkit.checks.scorecard_report import (
+        ScorecardStory,
+        component_frame,
+        criterion_frame,
+        decision_frame,
+        fork_frame,
+        mismatch_frame,
+        rate_rows,
+        review_frame,
+        scorecard_story,
+        variance_frame,
+    )
+    from evalkit.checks.tree_drawing import draw_tree, tree_graph
+
+_ON_FIRST_USE = {
+    **dict.fromkeys(("ScorecardStory", "component_frame", "criterion_frame", "decision_frame", "fork_frame",
+                     "mismatch_frame", "rate_rows", "review_frame", "scorecard_story", "variance_frame"),
+                    "evalkit.checks.scorecard_report"),
+    **dict.fromkeys(("draw_tree", "tree_graph"), "evalkit.checks.tree_drawing"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _ON_FIRST_USE:
+        return getattr(importlib.import_module(_ON_FIRST_USE[name]), name)
+    raise AttributeError(f"module 'evalkit.checks' has no attribute {name!r}")
+
+
 __all__ = [
     "DEFAULT_MAX_VARIANCE",
     "FORMATS",
     "GATING_SEVERITIES",
     "ITEMS",
     "METHOD_TRACKS",
+    "NOT_RECORDED",
     "PRIMITIVES",
     "RARE_SHARE",
     "SKIP_WARN_RATE",
@@ -100,6 +136,7 @@ __all__ = [
     "RoutedCriterion",
     "RoutingError",
     "SchemaConformance",
+    "ScorecardStory",
     "StringEquality",
     "Tally",
     "ToolOutputFailure",
@@ -109,21 +146,32 @@ __all__ = [
     "case_of_metadata",
     "check_node",
     "compare_tree",
+    "component_frame",
+    "criterion_frame",
     "criterion_id_of",
     "decide",
+    "decision_frame",
     "decision_summary",
+    "draw_tree",
     "eval_subject",
     "evaluate",
+    "fork_frame",
     "gate",
     "judge_from_verdicts",
+    "mismatch_frame",
     "outcome_results",
+    "rate_rows",
     "read_eval_run",
     "render_card",
     "repeat_stability",
+    "review_frame",
     "review_runs",
     "route",
     "score_traces",
+    "scorecard_story",
     "tally_outcomes",
+    "tree_graph",
+    "variance_frame",
     "worst",
     "write_scorecard",
 ]

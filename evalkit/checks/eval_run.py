@@ -91,7 +91,7 @@ def read_specs(paths: Iterable[Path]) -> dict[str, JudgeSpec]:
 
 def judge_calibrations(labels: list[Any], verdicts: list[CriterionVerdict], criteria: Iterable[str]) -> dict[str, Any]:
     """The judge's calibration per judged criterion, from the subject's labels and judge verdicts."""
-    from evalkit.calibration.criterion import calibrate_criterion
+    from evalkit.calibration import calibrate_criterion
 
     out: dict[str, Any] = {}
     for cid in criteria:
@@ -129,7 +129,7 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
     from evalkit.contract_files import read_model, read_models
     from evalkit.contracts.labels import HumanLabel
     from evalkit.contracts.matrix import EvalMatrix
-    from evalkit.judge.providers import ProviderError
+    from evalkit.judge import ProviderError
     from evalkit.pipeline import input_digests, load_subject
     from evalkit.suite import run_subject
 

@@ -63,6 +63,8 @@ def _selected_runs(args: argparse.Namespace) -> tuple[list[Any], list[Any], tupl
 
 def _comparison_json(comparison: RunComparison) -> dict[str, Any]:
     """The comparison as camelCase JSON, the numbers ``render_comparison`` prints and every flip."""
+    from evalkit.io import camel_json
+
     criteria = []
     for c in comparison.criteria:
         t, iv, cd = c.table, c.interval, c.corrected
@@ -71,15 +73,11 @@ def _comparison_json(comparison: RunComparison) -> dict[str, Any]:
             "difference": t.difference,
             "table": {"bothPass": t.both_pass, "passToFail": t.pass_to_fail, "failToPass": t.fail_to_pass,
                       "bothFail": t.both_fail},
-            "interval": {"lower": iv.lower, "upper": iv.upper, "level": iv.level, "iterations": iv.iterations,
-                         "seed": iv.seed},
+            "interval": camel_json(iv),
             "mcnemar": {"pTwoSided": c.mcnemar.p_two_sided, "pDrop": c.mcnemar.p_drop},
             "uncertain": {"oldOnly": c.uncertain_old_only, "newOnly": c.uncertain_new_only,
                           "both": c.uncertain_both},
-            "corrected": None if cd is None else {
-                "oldCorrected": cd.old_corrected, "newCorrected": cd.new_corrected, "difference": cd.difference,
-                "lower": cd.lower, "upper": cd.upper, "level": cd.level, "sameJudge": cd.same_judge,
-                "skipped": cd.skipped, "reason": cd.reason},
+            "corrected": None if cd is None else camel_json(cd),
             "flips": [{"key": f.key, "old": f.old_result, "new": f.new_result, "oldCritique": f.old_critique,
                        "newCritique": f.new_critique} for f in c.flips],
             "onlyOld": list(c.only_old), "onlyNew": list(c.only_new),

@@ -37,7 +37,7 @@ def _provider(args: argparse.Namespace):
 
 
 def _cmd_eval_run(args: argparse.Namespace) -> int:
-    from evalkit.checks.eval_run import eval_subject
+    from evalkit.checks import eval_subject
 
     run = eval_subject(args.subject, args.out, repeats=args.repeats, concurrency=args.concurrency,
                        case_ids=args.case, generated_at=args.at, provider=_provider(args),
@@ -66,8 +66,7 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
         return _gate(args, card.verdict)
     if not args.traces:
         raise InputError("scorecard needs the traces: evalkit scorecard MATRIX TRACES")
-    from evalkit.checks import judge_from_verdicts, score_traces, write_scorecard
-    from evalkit.checks.eval_run import NOT_RECORDED
+    from evalkit.checks import NOT_RECORDED, judge_from_verdicts, score_traces, write_scorecard
     from evalkit.contract_files import read_model, read_models
     from evalkit.contracts.labels import ValidationResult
     from evalkit.contracts.matrix import EvalMatrix

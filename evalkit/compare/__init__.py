@@ -21,6 +21,7 @@ from evalkit.compare.paired import (
 )
 from evalkit.compare.render import render_comparison, render_gate_markdown
 from evalkit.compare.runs import case_of_trace, load_run
+from evalkit.compare.tables import comparison_rows, difference_rows, flip_rows
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -37,7 +38,10 @@ __all__ = [
     "RunComparison",
     "case_of_trace",
     "compare_runs",
+    "comparison_rows",
     "corrected_difference",
+    "difference_rows",
+    "flip_rows",
     "gate",
     "judge_noise",
     "load_run",

@@ -18,6 +18,8 @@ import numpy as np
 
 from evalkit.calibration import Confusion, rogan_gladen
 from evalkit.compare.paired import PairedTable
+from evalkit.contracts.types import ConfidenceInterval
+from evalkit.stats import interval
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,7 @@ class CorrectedDifference:
     old_corrected: float | None
     new_corrected: float | None
     difference: float | None
-    lower: float | None
-    upper: float | None
+    ci: ConfidenceInterval | None
     level: float
     same_judge: bool
     skipped: int = 0
@@ -69,7 +70,7 @@ def corrected_difference(table: PairedTable, old_judge: Confusion, new_judge: Co
     same = old_judge == new_judge
     reason = _uncorrectable(old_judge) or _uncorrectable(new_judge)
     if reason or not table.n:
-        return CorrectedDifference(None, None, None, None, None, level, same,
+        return CorrectedDifference(None, None, None, None, level, same,
                                    reason=reason or "no item decided in both runs")
     old_c = float(rogan_gladen(table.old_rate, old_judge.tpr, old_judge.tnr))
     new_c = float(rogan_gladen(table.new_rate, new_judge.tpr, new_judge.tnr))
@@ -85,9 +86,10 @@ def corrected_difference(table: PairedTable, old_judge: Confusion, new_judge: Co
         diff = rogan_gladen(p_new, tpr_n, tnr_n) - rogan_gladen(p_old, tpr_o, tnr_o)
     kept = diff[usable]
     if not len(kept):
-        return CorrectedDifference(old_c, new_c, new_c - old_c, None, None, level, same, iterations,
+        return CorrectedDifference(old_c, new_c, new_c - old_c, None, level, same, iterations,
                                    reason="no bootstrap resample had both classes and TPR + TNR > 1")
     alpha = 1 - level
     lo, hi = np.percentile(kept, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return CorrectedDifference(old_c, new_c, new_c - old_c, float(lo), float(hi), level, same,
+    ci = interval((float(lo), float(hi)), level)
+    return CorrectedDifference(old_c, new_c, new_c - old_c, ci, level, same,
                                iterations - len(kept))

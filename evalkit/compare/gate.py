@@ -101,6 +101,7 @@ def gate(run: RunInput, baseline: RunInput, *, max_drop: float = DEFAULT_MAX_DRO
     for c in comparison.criteria:
         # A two-sided interval at 1 - 2 alpha has the one-sided 1 - alpha upper bound as its upper end.
         one_sided = paired_bootstrap(c.table, level=1 - 2 * alpha, iterations=iterations, seed=seed)
-        failed, reason = _decide(c, one_sided.upper, max_drop, alpha)
-        out.append(GateCriterion(comparison=c, upper=one_sided.upper, failed=failed, reason=reason))
+        upper = None if one_sided.ci is None else one_sided.ci.hi
+        failed, reason = _decide(c, upper, max_drop, alpha)
+        out.append(GateCriterion(comparison=c, upper=upper, failed=failed, reason=reason))
     return GateResult(criteria=tuple(out), comparison=comparison, max_drop=max_drop, alpha=alpha)

@@ -24,7 +24,8 @@ from pathlib import Path
 from evalkit.calibration import CorrectedRate, read_verdicts
 from evalkit.contract_files import read_models
 from evalkit.contracts.judge_run import JudgeRunRecord
-from evalkit.stats import z_value
+from evalkit.contracts.types import RateConfidenceInterval
+from evalkit.stats import rate_interval, z_value
 
 Repeat = tuple[str, str, int, str | None]
 """(criterion id, trace id, repeat, result or None for an error)."""
@@ -97,7 +98,7 @@ def judge_noise(repeats: Iterable[Repeat]) -> dict[str, JudgeNoise]:
     return out
 
 
-def widen_for_noise(rate: CorrectedRate, noise: JudgeNoise) -> tuple[float, float] | None:
+def widen_for_noise(rate: CorrectedRate, noise: JudgeNoise) -> RateConfidenceInterval | None:
     """The corrected-rate interval widened for judge noise; None when either part is missing.
 
     Each side's half-width ``h`` becomes ``sqrt(h^2 + (z s / (TPR + TNR - 1))^2)``: the repeat
@@ -105,9 +106,9 @@ def widen_for_noise(rate: CorrectedRate, noise: JudgeNoise) -> tuple[float, floa
     in quadrature as an independent source of error. Clipped to [0, 1].
     """
     sd = noise.rate_sd
-    if not rate.valid or sd is None or rate.theta is None or rate.lower is None or rate.upper is None:
+    if not rate.valid or sd is None or rate.theta is None or rate.ci is None:
         return None
     extra = z_value(rate.level) * sd / (rate.tpr + rate.tnr - 1)
-    lo = rate.theta - math.hypot(rate.theta - rate.lower, extra)
-    hi = rate.theta + math.hypot(rate.upper - rate.theta, extra)
-    return max(0.0, lo), min(1.0, hi)
+    lo = rate.theta - math.hypot(rate.theta - rate.ci.lo, extra)
+    hi = rate.theta + math.hypot(rate.ci.hi - rate.theta, extra)
+    return rate_interval((max(0.0, lo), min(1.0, hi)), rate.level)

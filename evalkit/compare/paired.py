@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalkit.contracts.types import ConfidenceInterval
 from evalkit.errors import InputError
-from evalkit.stats import DEFAULT_LEVEL
+from evalkit.stats import DEFAULT_LEVEL, interval
 
 DEFAULT_ITERATIONS = 10_000
 """Bootstrap resamples: enough for a stable 95% percentile bound on a difference of rates."""
@@ -102,11 +103,10 @@ def mcnemar_exact(table: PairedTable) -> McNemar:
 
 @dataclass(frozen=True)
 class PairedInterval:
-    """A percentile bootstrap interval for ``new - old`` pass rate on paired items; bounds None when n is 0."""
+    """A percentile bootstrap interval for ``new - old`` pass rate (paired items; ``ci`` None when n is 0)."""
 
     difference: float | None
-    lower: float | None
-    upper: float | None
+    ci: ConfidenceInterval | None
     level: float
     iterations: int
     seed: int
@@ -148,7 +148,7 @@ def paired_bootstrap(table: PairedTable, *, level: float = DEFAULT_LEVEL, iterat
     _check(level, iterations)
     diffs = resampled_differences(table, iterations=iterations, seed=seed)
     if not len(diffs):
-        return PairedInterval(None, None, None, level, iterations, seed)
+        return PairedInterval(None, None, level, iterations, seed)
     alpha = 1 - level
     lo, hi = np.percentile(diffs, [100 * alpha / 2, 100 * (1 - alpha / 2)])
-    return PairedInterval(table.difference, float(lo), float(hi), level, iterations, seed)
+    return PairedInterval(table.difference, interval((float(lo), float(hi)), level), level, iterations, seed)

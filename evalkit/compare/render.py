@@ -41,11 +41,11 @@ def render_comparison(comparison: RunComparison) -> str:
     for c in c0.criteria:
         iv, cd = c.interval, c.corrected
         corrected = "-" if cd is None else (
-            f"n/a ({cd.reason})" if cd.lower is None else
-            f"{_signed(cd.difference)} [{_signed(cd.lower)}, {_signed(cd.upper)}]")
+            f"n/a ({cd.reason})" if cd.ci is None else
+            f"{_signed(cd.difference)} [{_signed(cd.ci.lo)}, {_signed(cd.ci.hi)}]")
         rows.append([c.criterion_id, str(c.table.n), _pct(c.table.old_rate), _pct(c.table.new_rate),
                      _signed(c.table.difference),
-                     "n/a" if iv.lower is None else f"[{_signed(iv.lower)}, {_signed(iv.upper)}]",
+                     "n/a" if iv.ci is None else f"[{_signed(iv.ci.lo)}, {_signed(iv.ci.hi)}]",
                      str(c.table.pass_to_fail), str(c.table.fail_to_pass), f"{c.mcnemar.p_two_sided:.3g}",
                      f"{c.uncertain} ({c.uncertain_old_only}/{c.uncertain_new_only}/{c.uncertain_both})",
                      corrected])

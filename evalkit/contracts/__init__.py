@@ -2,6 +2,9 @@
 
 Agent-eval shapes are camelCase on disk, skill-eval shapes snake_case (see :mod:`evalkit.contracts.base`).
 ``CONTRACTS`` maps each kind name (as in ``evalkit schema`` and ``evalkit validate --kind``) to its model.
+Field types several shapes share (``NonEmptyStr``, ``Slug``, ``LowerName``, ``Rate``, the one interval
+type ``ConfidenceInterval`` with its rate refinement ``RateConfidenceInterval``) are defined once, in
+:mod:`evalkit.contracts.types`.
 """
 
 from evalkit.contracts.annotation import Annotation, FailureMode, NoteRule, ReviewExport, Taxonomy
@@ -22,7 +25,6 @@ from evalkit.contracts.judge import (
 from evalkit.contracts.judge_run import JudgeRunRecord
 from evalkit.contracts.labels import (
     CalibrationBinding,
-    ConfidenceInterval,
     HumanLabel,
     LedgerEntry,
     ValidationResult,
@@ -35,6 +37,7 @@ from evalkit.contracts.skilleval import (
     SkillEvalAnswers,
     SkillEvalCase,
     SkillEvalFacts,
+    SkillEvalPolicy,
     SkillEvalReport,
     SkillEvalSeed,
     SkillEvalStage,
@@ -50,10 +53,22 @@ from evalkit.contracts.summary import (
     Table,
 )
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.contracts.types import (
+    LOWER_NAME_PATTERN,
+    SLUG_PATTERN,
+    ConfidenceInterval,
+    LowerName,
+    NonEmptyStr,
+    Rate,
+    RateConfidenceInterval,
+    Slug,
+)
 from evalkit.contracts.verdict import Assumption, BlockedBy, CriterionVerdict, Ref
 
 __all__ = [
     "CONTRACTS",
+    "LOWER_NAME_PATTERN",
+    "SLUG_PATTERN",
     "AgentRun",
     "Annotation",
     "Assumption",
@@ -90,27 +105,33 @@ __all__ = [
     "JudgeSpec",
     "LedgerEntry",
     "LoopBudget",
+    "LowerName",
     "MatrixComponent",
     "MatrixCriterion",
     "MethodologyItem",
     "MethodologyReview",
     "Metric",
+    "NonEmptyStr",
     "NoteRule",
     "NotebookRun",
     "NotebookSummary",
     "Observation",
     "ObservationSelection",
     "OpenCamelContract",
+    "Rate",
+    "RateConfidenceInterval",
     "Ref",
     "ReviewExport",
     "RunManifest",
     "SkillEvalAnswers",
     "SkillEvalCase",
     "SkillEvalFacts",
+    "SkillEvalPolicy",
     "SkillEvalReport",
     "SkillEvalSeed",
     "SkillEvalStage",
     "SnakeContract",
+    "Slug",
     "Subject",
     "Table",
     "Taxonomy",

@@ -3,6 +3,10 @@
 Annotations live in an append-only JSONL store: relabelling a trace appends a new record, and the
 latest record per (trace, annotator) wins when reading. The taxonomy is the axial coding: a handful of
 named failure modes, optionally nested, and rules that map note text onto them.
+
+An annotation is not a :class:`evalkit.contracts.HumanLabel`: annotations find the failure modes before
+any criterion exists (per trace, with notes and modes); human labels are per-criterion ground truth, split
+train/dev/test, that a judge for a criterion is validated against.
 """
 
 from __future__ import annotations
@@ -15,11 +19,10 @@ from pydantic import Field, field_validator, model_validator
 
 from evalkit.contracts.base import CamelContract
 from evalkit.contracts.labels import HumanVerdict
+from evalkit.contracts.types import SLUG_PATTERN, NonEmptyStr
 
-ModeId = Annotated[str, Field(pattern=r"^[a-z0-9]+(?:-[a-z0-9]+)*$", max_length=64)]
+ModeId = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=64)]
 """A failure-mode id: a lowercase slug such as ``hallucinated-policy``."""
-
-NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 REVIEW_EXPORT_FORMAT = "evalkit-review-export"
 

@@ -4,11 +4,12 @@ budget that bounds the loop.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from evalkit.contracts.base import CamelContract
+from evalkit.contracts.types import NonEmptyStr
 from evalkit.contracts.verdict import Ref
 
 RemedyTarget = Literal["agentspec", "impl"]
@@ -27,8 +28,6 @@ STOP_REASONS: tuple[str, ...] = StopReason.__args__  # type: ignore[attr-defined
 DEFAULT_MAX_SWINGS = 6
 DEFAULT_MAX_WALLCLOCK_MS = 30 * 60 * 1000  # 30 minutes
 DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT = 2
-
-NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 
 class FailingCaseRef(CamelContract):

@@ -5,16 +5,15 @@ Node, tool and slot names are the trace's own; nothing here knows a particular s
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
 from pydantic import Field
 
 from evalkit.contracts.base import CamelContract
+from evalkit.contracts.types import NonEmptyStr
 
 FlowEdgeKind = Literal["threaded", "handoff"]
 """``threaded``: a plain tool result reached a later input; ``handoff``: a sub-agent dispatch's context did."""
-
-NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 
 class FlowNode(CamelContract):

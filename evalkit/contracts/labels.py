@@ -1,12 +1,19 @@
-"""Judge calibration: human labels on traces, and the result of validating a judge against them."""
+"""Judge calibration: human labels on traces, and the result of validating a judge against them.
+
+Why two label shapes: a :class:`HumanLabel` is ground truth for one judge criterion (pass/fail per
+trace and criterion, with a train/dev/test split) that a judge is measured against, while an
+:class:`evalkit.contracts.Annotation` is an error-analysis note (pass/fail/defer per trace with free
+text and failure modes, appended and relabelled) from which criteria are found in the first place.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from evalkit.contracts.base import CamelContract
+from evalkit.contracts.types import NonEmptyStr, Rate, RateConfidenceInterval
 
 HumanVerdict = Literal["pass", "fail", "defer"]
 """A reviewer's label; ``defer`` is a punt and counts as no ground truth."""
@@ -17,8 +24,6 @@ Split = Literal["train", "dev", "test"]
 ValidationStatus = Literal["validated", "unvalidated"]
 """Whether a judge's verdicts can be trusted as they are."""
 
-Rate = Annotated[float, Field(ge=0, le=1, strict=True)]
-NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 
 class HumanLabel(CamelContract):
@@ -31,20 +36,6 @@ class HumanLabel(CamelContract):
     annotator: str | None = None
     labeled_at: str | None = None
     criterion_id: NonEmptyStr | None = None
-
-
-class ConfidenceInterval(CamelContract):
-    """A two-sided interval for a rate at confidence ``level``."""
-
-    lo: Rate
-    hi: Rate
-    level: float = Field(gt=0, lt=1, strict=True)
-
-    @model_validator(mode="after")
-    def _ordered(self) -> ConfidenceInterval:
-        if self.lo > self.hi:
-            raise ValueError(f"hi: must be >= lo ({self.hi!r} < {self.lo!r})")
-        return self
 
 
 class CalibrationBinding(CamelContract):
@@ -78,7 +69,7 @@ class ValidationResult(CamelContract):
     observed_pass_rate: Rate | None
     corrected_rate: Rate | None
     correction_valid: bool = Field(strict=True)
-    ci: ConfidenceInterval | None = None
+    ci: RateConfidenceInterval | None = None
     note: str | None = None
     binding: CalibrationBinding | None = None
     """The judge and label set this result was measured on; None for results made before bindings."""
@@ -87,10 +78,10 @@ class ValidationResult(CamelContract):
 class LedgerEntry(CamelContract):
     """One measurement of a judge on the test split: a line of the append-only test-set ledger."""
 
-    criterion_id: str = Field(min_length=1)
-    prompt_digest: str = Field(min_length=1)
-    judge_model: str = Field(min_length=1)
-    measured_at: str = Field(min_length=1)
+    criterion_id: NonEmptyStr
+    prompt_digest: NonEmptyStr
+    judge_model: NonEmptyStr
+    measured_at: NonEmptyStr
     label_count: int = Field(ge=0)
     test_set_digest: str
     tpr: float | None

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from evalkit.contracts.base import CamelContract
 from evalkit.contracts.matrix import CheckMethod, Severity
+from evalkit.contracts.types import Rate, RateConfidenceInterval
 
 RunVerdict = Literal["pass", "incomplete", "fail"]
 """The gate verdict of a component or a run, worst first: fail > incomplete > pass."""
@@ -24,13 +25,10 @@ TrackName = Literal["deterministic", "llm-judge", "hybrid"]
 Count = Field(ge=0, strict=True)
 
 
-class RateInterval(CamelContract):
-    """A rate with its confidence interval."""
+class RateInterval(RateConfidenceInterval):
+    """A rate with its confidence interval (a :class:`RateConfidenceInterval`) and how it was computed."""
 
-    rate: float = Field(ge=0, le=1)
-    lo: float = Field(ge=0, le=1)
-    hi: float = Field(ge=0, le=1)
-    level: float = Field(gt=0, lt=1)
+    rate: Rate
     method: str
 
 

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from evalkit.contracts.base import SnakeContract
 from evalkit.contracts.subject import JudgeSettings
+from evalkit.contracts.types import NonEmptyStr
 
 Cell = str | int | float | bool | None
 
@@ -15,7 +16,7 @@ Cell = str | int | float | bool | None
 class Metric(SnakeContract):
     """One headline number (or short text) shown as a tile."""
 
-    name: Annotated[str, Field(min_length=1)]
+    name: NonEmptyStr
     value: Cell
     unit: str | None = None
     note: str | None = None
@@ -24,7 +25,7 @@ class Metric(SnakeContract):
 class Table(SnakeContract):
     """A small table: column names and rows of plain cells."""
 
-    title: Annotated[str, Field(min_length=1)]
+    title: NonEmptyStr
     columns: list[str] = Field(min_length=1)
     rows: list[list[Cell]]
 
@@ -32,7 +33,7 @@ class Table(SnakeContract):
 class Chart(SnakeContract):
     """A Vega-Lite chart, as the JSON spec altair produces (data inlined)."""
 
-    title: Annotated[str, Field(min_length=1)]
+    title: NonEmptyStr
     spec: dict[str, Any]
     caption: str | None = None
 
@@ -40,7 +41,7 @@ class Chart(SnakeContract):
 class Figure(SnakeContract):
     """A drawing the notebook wrote (an SVG file in its output folder), embedded in the report."""
 
-    title: Annotated[str, Field(min_length=1)]
+    title: NonEmptyStr
     path: Annotated[str, Field(pattern=r"^[^/\\]+\.svg$")]
     """The file's name inside the notebook's output folder."""
     caption: str | None = None
@@ -49,15 +50,15 @@ class Figure(SnakeContract):
 class NotebookSummary(SnakeContract):
     """The summary one notebook writes at its end; the report renders a section from it."""
 
-    notebook: Annotated[str, Field(min_length=1)]
-    title: Annotated[str, Field(min_length=1)]
-    subject: Annotated[str, Field(min_length=1)]
+    notebook: NonEmptyStr
+    title: NonEmptyStr
+    subject: NonEmptyStr
     metrics: list[Metric] = Field(default_factory=list)
     findings: list[str] = Field(default_factory=list)
     charts: list[Chart] = Field(default_factory=list)
     tables: list[Table] = Field(default_factory=list)
     figures: list[Figure] = Field(default_factory=list)
-    conclusion: Annotated[str, Field(min_length=1)]
+    conclusion: NonEmptyStr
 
 
 class InputDigest(SnakeContract):

@@ -80,8 +80,7 @@ class SuiteEvaluation:
         self.provider = provider
 
     def __call__(self, swing: int, phase: str) -> EvalResult:
-        from evalkit.checks import route
-        from evalkit.checks.eval_run import eval_subject
+        from evalkit.checks import eval_subject, route
         from evalkit.contract_files import read_model
         from evalkit.contracts.matrix import EvalMatrix
         from evalkit.pipeline import load_subject

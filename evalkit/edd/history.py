@@ -28,7 +28,8 @@ def rate_rows(state: LedgerState) -> list[dict[str, Any]]:
     for rec in state.evaluations:
         assert rec.result is not None
         for c in rec.result.criteria:
-            lo, hi = c.interval or (None, None)
+            ci = c.interval
+            lo, hi = (None, None) if ci is None else (ci.lo, ci.hi)
             rows.append({"swing": rec.swing, "phase": rec.phase, "criterion": c.criterion_id, "severity": c.severity,
                          "passed": c.passed, "decided": c.decided, "rate": c.rate, "lo": lo, "hi": hi})
     return rows
@@ -60,7 +61,8 @@ def swing_rows(state: LedgerState) -> list[dict[str, Any]]:
 def _fmt_rate(c: Any) -> str:
     if c.rate is None:
         return "   -  "
-    lo, hi = c.interval or (0.0, 1.0)
+    ci = c.interval
+    lo, hi = (0.0, 1.0) if ci is None else (ci.lo, ci.hi)
     return f"{c.rate:.3f} [{lo:.2f}-{hi:.2f}]"
 
 

@@ -14,9 +14,10 @@ from collections.abc import Iterable, Sequence
 from pydantic import Field
 
 from evalkit.contracts.base import CamelContract
+from evalkit.contracts.types import RateConfidenceInterval
 from evalkit.contracts.verdict import Ref
 from evalkit.io.canonical import canonical_dumps
-from evalkit.stats import wilson_bounds
+from evalkit.stats import wilson_interval
 
 
 class CriterionRate(CamelContract):
@@ -42,8 +43,9 @@ class CriterionRate(CamelContract):
         return self.passed / self.decided if self.decided else None
 
     @property
-    def interval(self) -> tuple[float, float] | None:
-        return wilson_bounds(self.passed, self.decided)
+    def interval(self) -> RateConfidenceInterval | None:
+        """The pass rate's 95% Wilson interval; None when nothing was decided."""
+        return wilson_interval(self.passed, self.decided)
 
 
 class FailingOutcome(CamelContract):
@@ -101,7 +103,8 @@ def carry_stability(result: EvalResult, previous: Sequence[EvalResult]) -> EvalR
 
 
 def _bounds(c: CriterionRate) -> tuple[float, float] | None:
-    return c.interval
+    ci = c.interval
+    return None if ci is None else (ci.lo, ci.hi)
 
 
 def improvement(previous: EvalResult, current: EvalResult) -> tuple[bool, str]:

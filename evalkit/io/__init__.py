@@ -2,9 +2,10 @@
 
 from evalkit.errors import InputError, StrictJSONError
 from evalkit.io.append_only import AppendOnlyStore, append_batch, read_store_records
-from evalkit.io.atomic import atomic_write_bytes, atomic_write_text, atomic_writer
+from evalkit.io.atomic import atomic_write_bytes, atomic_write_lines, atomic_write_text, atomic_writer
 from evalkit.io.bulk import paused_gc
-from evalkit.io.canonical import canonical_dumps, canonical_line
+from evalkit.io.canonical import canonical_dumps, canonical_line, compact_sorted_json
+from evalkit.io.json_case import camel_json
 from evalkit.io.strict_json import iter_jsonl_strict, loads_strict, read_json_strict
 
 __all__ = [
@@ -13,10 +14,13 @@ __all__ = [
     "StrictJSONError",
     "append_batch",
     "atomic_write_bytes",
+    "atomic_write_lines",
     "atomic_write_text",
     "atomic_writer",
+    "camel_json",
     "canonical_dumps",
     "canonical_line",
+    "compact_sorted_json",
     "iter_jsonl_strict",
     "loads_strict",
     "paused_gc",

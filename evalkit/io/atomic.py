@@ -15,14 +15,14 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from evalkit.errors import InputError
 
 
-def _default_mode(target: Path) -> int:
+def default_file_mode(target: Path) -> int:
     """The mode a plainly created file would get: the target's own, else 0o666 less the umask.
 
     ``mkstemp`` creates files readable by the owner only; without this, every file evalkit writes
@@ -110,7 +110,7 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
     except OSError as exc:
         raise _cannot_write(target, exc) from None
     try:
-        os.chmod(tmp, _default_mode(target))
+        os.chmod(tmp, default_file_mode(target))
         binary = "b" in mode
         with os.fdopen(fd, mode, encoding=None if binary else encoding,
                        newline=None if binary else "") as fh:
@@ -140,6 +140,19 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     """Replace ``path`` with UTF-8 ``text`` atomically (newlines written as given)."""
     with atomic_writer(path, "w") as fh:
         fh.write(text)
+
+
+def atomic_write_lines(path: str | Path, lines: Iterable[str]) -> int:
+    """Replace ``path`` with ``lines`` (each ending in its own newline) atomically; returns how many.
+
+    The lines are written as they come, so a large file is never held in memory whole.
+    """
+    count = 0
+    with atomic_writer(path, "w") as fh:
+        for line in lines:
+            fh.write(line)
+            count += 1
+    return count
 
 
 def _exit_on_terminate(signum: int, frame: Any) -> None:

@@ -45,12 +45,13 @@ def _path(chain: tuple | None) -> str:
     return out
 
 
-def _bad_text(text: str) -> bool:
+def encodes_as_utf8(text: str) -> bool:
+    """False when ``text`` holds a lone surrogate: it has no UTF-8 form, so it cannot be written."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return True
-    return False
+        return False
+    return True
 
 
 def check_json_value(value: Any, *, check_text: bool = True) -> None:
@@ -71,7 +72,7 @@ def check_json_value(value: Any, *, check_text: bool = True) -> None:
                 if not isinstance(key, str):
                     raise ValueProblem(f"key {key!r} is not a string (JSON keys are text; quote it)",
                                        _path(chain))
-                if check_text and _bad_text(key):
+                if check_text and not encodes_as_utf8(key):
                     raise ValueProblem(f"key {key!r} holds a lone surrogate, which is not Unicode text",
                                        _path(chain))
                 stack.append((inner, depth + 1, (chain, key)))
@@ -80,7 +81,7 @@ def check_json_value(value: Any, *, check_text: bool = True) -> None:
                 raise ValueProblem(TOO_DEEP)
             stack.extend((inner, depth + 1, (chain, i)) for i, inner in enumerate(item))
         elif isinstance(item, str):
-            if check_text and _bad_text(item):
+            if check_text and not encodes_as_utf8(item):
                 raise ValueProblem("text holds a lone surrogate (e.g. \\ud800 without its partner), "
                                    "which is not Unicode text", _path(chain))
         elif isinstance(item, float):

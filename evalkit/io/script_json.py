@@ -6,10 +6,11 @@ line separators JavaScript treats as line breaks) means no value can end the scr
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from markupsafe import Markup
+
+from evalkit.io.canonical import compact_sorted_json
 
 _SCRIPT_SAFE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026",
                               "\u2028": "\\u2028", "\u2029": "\\u2029"})
@@ -24,5 +25,5 @@ def script_json(value: Any) -> Markup:
     Returns:
         Compact JSON with sorted keys, marked safe for Jinja so it is not escaped twice.
     """
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = compact_sorted_json(value)
     return Markup(text.translate(_SCRIPT_SAFE))

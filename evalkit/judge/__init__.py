@@ -54,8 +54,22 @@ from evalkit.judge.render import render_trace
 from evalkit.judge.run_report import judge_run_table, runs_path_of
 from evalkit.judge.runner import JudgeRunSummary, run_judge, run_prompts
 from evalkit.judge.spec import read_judge_specs
+from evalkit.judge.verdict_audit import (
+    CriterionVerbosity,
+    agent_model,
+    answer_lengths,
+    answer_text,
+    bias_findings,
+    verdict_verbosity,
+)
 
 __all__ = [
+    "CriterionVerbosity",
+    "agent_model",
+    "answer_lengths",
+    "answer_text",
+    "bias_findings",
+    "verdict_verbosity",
     "LLMBAR_ORDERS",
     "MODEL_FAMILIES",
     "PairwiseJudgment",

@@ -1,28 +1,56 @@
 """Traces from anywhere: native JSONL/Parquet, Langfuse, OpenTelemetry GenAI, OpenAI chat logs.
 
+Partitioned Parquet datasets (:mod:`evalkit.traces.parquet`) hold trace sets too large for memory.
+
 Every importer produces the same :class:`~evalkit.contracts.trace.Trace` model.
 """
 
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.traces.chat_mapping import ChatMapping, load_chat_mapping
 from evalkit.traces.formats import FORMATS, detect_format, iter_traces, load, sniff_format
-from evalkit.traces.frame import to_frame, trace_stats
+from evalkit.traces.frame import data_gaps, extreme_traces, per_trace, to_frame, trace_stats
+from evalkit.traces.jsonl_ranges import LineRange, is_native_jsonl, line_ranges, read_line_range
 from evalkit.traces.native import write_jsonl, write_parquet
+from evalkit.traces.parquet import (
+    dataset_trace_ids,
+    is_trace_dataset,
+    iter_dataset_batches,
+    iter_dataset_traces,
+    partition_key,
+    scan_frame,
+    write_dataset,
+)
 from evalkit.traces.report import ImportReport
+from evalkit.traces.stats_json import stats_json
 
 __all__ = [
+    "stats_json",
     "FORMATS",
     "ChatMapping",
     "ImportReport",
+    "LineRange",
     "Observation",
     "Trace",
+    "dataset_trace_ids",
+    "data_gaps",
     "detect_format",
+    "extreme_traces",
+    "is_native_jsonl",
+    "is_trace_dataset",
+    "iter_dataset_batches",
+    "iter_dataset_traces",
     "iter_traces",
     "load",
+    "line_ranges",
     "load_chat_mapping",
+    "partition_key",
+    "per_trace",
+    "read_line_range",
+    "scan_frame",
     "sniff_format",
     "to_frame",
     "trace_stats",
+    "write_dataset",
     "write_jsonl",
     "write_parquet",
 ]

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_writer
+from evalkit.io.atomic import atomic_write_lines, atomic_writer
 from evalkit.io.bulk import paused_gc
 from evalkit.io.canonical import canonical_line, compact_json, orjson_text
 from evalkit.io.regular import check_regular
@@ -68,12 +68,7 @@ def trace_line(trace: Trace) -> str:
 
 def write_jsonl(traces: Iterable[Trace], path: str | Path) -> int:
     """Write traces as native JSONL, atomically; returns how many were written."""
-    n = 0
-    with atomic_writer(path, "w") as fh:
-        for trace in traces:
-            fh.write(trace_line(trace))
-            n += 1
-    return n
+    return atomic_write_lines(path, (trace_line(trace) for trace in traces))
 
 
 # --- Parquet -------------------------------------------------------------------------------

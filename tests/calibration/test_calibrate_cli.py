@@ -52,6 +52,10 @@ def test_json_output_is_canonical_and_uses_verdicts_on_unlabeled_traces(files, c
     assert report["unlabeled"] == {"verdicts": 11, "uncertain": 1, "used": 10, "observedFrom": "verdicts"}
     assert rate["pObs"] == 0.7 and rate["tpr"] == 0.9 and rate["tnr"] == 0.9
     assert rate["theta"] == pytest.approx(0.75) and rate["method"] == "adjusted-wald"
+    # the one interval spelling, as ValidationResult holds it on disk
+    assert set(rate["ci"]) == {"lo", "hi", "level"} and rate["ci"]["lo"] < 0.75 < rate["ci"]["hi"]
+    assert "lower" not in rate and "upper" not in rate
+    assert set(report["confusion"]["tprCi"]) == {"lo", "hi", "level"}
     assert report["confusion"]["deferred"] == 1 and report["labelScope"] == "all"
 
 
@@ -93,3 +97,85 @@ def test_without_unlabeled_verdicts_tpr_tnr_and_status_are_still_printed(tmp_pat
     assert "TPR         1.000  [" in out and "TNR         1.000  [" in out
     assert "status      unvalidated (only 2 usable test labels (need at least 60))" in out
     assert "corrected   not valid: nothing to correct" in out and "--observed" in out
+
+
+def _runs(path, verdicts, *, judge="sha256:judge-a", model="m-1", repeat=0):
+    """A judge run sidecar for these verdicts (what evalkit judge run writes beside them)."""
+    rows = [{"criterionId": v["criterionId"], "traceId": v["traceId"], "repeat": repeat, "provider": "fake",
+             "model": model, "temperature": 0.0, "promptDigest": f"sha256:rendered-{v['traceId']}",
+             "judgeDigest": judge, "result": v["result"], "inputTokens": None, "outputTokens": None,
+             "attempts": 1, "cached": False, "costUsd": None, "structuredOutput": None} for v in verdicts]
+    return _write(path, rows)
+
+
+def _unlabeled(tmp_path, name="unlabeled.jsonl"):
+    records = [_verdict(f"u{i}", "pass" if i % 3 else "fail") for i in range(30)]
+    return _write(tmp_path / name, records), records
+
+
+def test_verdicts_from_another_judge_are_reported_uncalibrated_not_corrected(files, tmp_path, capsys):
+    labels, verdicts = files
+    _runs(tmp_path / "verdicts.runs.jsonl", [json.loads(x) for x in open(verdicts)])
+    unlabeled, records = _unlabeled(tmp_path)
+    _runs(tmp_path / "unlabeled.runs.jsonl", records, judge="sha256:judge-b")
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--unlabeled", unlabeled, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["calibration"]["status"] == "uncalibrated" and out["calibration"]["changed"] == ["promptDigest"]
+    assert out["correctedPassRate"]["theta"] is None and out["correctedPassRate"]["valid"] is False
+    assert out["correctedPassRate"]["reason"].startswith("uncalibrated: the verdicts to correct come from another")
+    _runs(tmp_path / "unlabeled.runs.jsonl", records)  # the same judge: corrected
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--unlabeled", unlabeled, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["calibration"]["status"] == "calibrated" and out["correctedPassRate"]["theta"] is not None
+
+
+def test_a_saved_validation_expires_when_the_labels_or_the_model_change(files, tmp_path, capsys):
+    labels, verdicts = files
+    _runs(tmp_path / "verdicts.runs.jsonl", [json.loads(x) for x in open(verdicts)])
+    saved = str(tmp_path / "validation.json")
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--save-validation", saved, "--json"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert json.load(open(saved))["binding"]["judgeModel"] == "m-1"
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--validation", saved, "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["calibration"]["status"] == "calibrated"
+    assert again["correctedPassRate"] == first["correctedPassRate"]
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--validation", saved, "--policy-version", "2"]) == 0
+    assert "applies     uncalibrated: calibration expired: policyVersion '1' -> '2'" in capsys.readouterr().out
+    _runs(tmp_path / "verdicts.runs.jsonl", [json.loads(x) for x in open(verdicts)], model="m-2")
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--validation", saved, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "judgeModel" in out["calibration"]["changed"] and out["correctedPassRate"]["theta"] is None
+
+
+def test_without_a_run_record_the_judge_is_unknown_and_the_rate_still_corrected(files, capsys):
+    labels, verdicts = files
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["calibration"]["status"] == "unknown" and out["correctedPassRate"]["valid"] is True
+
+
+def test_lower_bound_gate_refuses_a_judge_whose_interval_reaches_below_the_threshold(files, capsys):
+    labels, verdicts = files
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--json", "--gate", "lower-bound"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["validation"]["gate"] == "lower-bound" and out["validation"]["status"] == "unvalidated"
+    assert any("lower bound" in s for s in out["validation"]["shortfalls"])
+
+
+def test_repeated_verdicts_give_judge_noise_and_a_wider_interval(files, tmp_path, capsys):
+    labels, verdicts = files
+    base = [json.loads(x) for x in open(verdicts)]
+    unlabeled, records = _unlabeled(tmp_path)
+    flipped = [dict(r, result="pass" if r["result"] == "fail" and i % 2 else r["result"]) for i, r in enumerate(records)]
+    runs = tmp_path / "unlabeled.runs.jsonl"
+    _runs(tmp_path / "verdicts.runs.jsonl", base)
+    _runs(runs, records)
+    second = tmp_path / "second.jsonl"
+    _runs(second, flipped, repeat=1)
+    runs.write_text(runs.read_text() + second.read_text())
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--unlabeled", unlabeled, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    noise, ci = out["judgeNoise"], out["correctedPassRate"]["ci"]
+    assert noise["repeatedItems"] == 30 and noise["unstableItems"] == 5 and noise["flipRate"] > 0
+    assert noise["widenedCi"]["lo"] < ci["lo"] and noise["widenedCi"]["hi"] >= ci["hi"]

@@ -77,7 +77,7 @@ def test_a_judge_exactly_at_chance_is_invalid():
 
 
 def _mc_spread(labels, preds, unlabeled, seeds: int = 12) -> np.ndarray:
-    bounds = np.array([[r.lower, r.upper] for r in (
+    bounds = np.array([[r.ci.lo, r.ci.hi] for r in (
         corrected_pass_rate(labels, preds, unlabeled, method="bootstrap", seed=s) for s in range(seeds))])
     return bounds.std(axis=0, ddof=1)
 
@@ -95,8 +95,8 @@ def test_bootstrap_interval_within_monte_carlo_error_of_judgy(case):
     # Two independent 20,000-resample estimates differ by sqrt(2) standard deviations on average.
     tolerance = 4 * np.sqrt(2) * _mc_spread(labels, preds, unlabeled) + 2e-3
     assert ours.theta == pytest.approx(theta, abs=1e-12)
-    assert abs(ours.lower - lo) <= tolerance[0]
-    assert abs(ours.upper - hi) <= tolerance[1]
+    assert abs(ours.ci.lo - lo) <= tolerance[0]
+    assert abs(ours.ci.hi - hi) <= tolerance[1]
 
 
 def test_bootstrap_counts_skipped_resamples_and_is_reproducible():
@@ -116,14 +116,14 @@ def test_full_bootstrap_widens_the_interval_for_a_small_unlabeled_set():
     fixed = corrected_pass_rate(labels, preds, unlabeled, method="bootstrap")
     full = corrected_pass_rate(labels, preds, unlabeled, method="bootstrap-full")
     assert full.theta == fixed.theta
-    assert full.upper - full.lower > 1.3 * (fixed.upper - fixed.lower)
+    assert full.ci.hi - full.ci.lo > 1.3 * (fixed.ci.hi - fixed.ci.lo)
 
 
 @pytest.mark.parametrize("method", METHODS)
 def test_invalid_correction_still_reports_the_observed_rate(method):
     result = corrected_pass_rate([1, 1, 0, 0], [0, 1, 1, 0], [1, 1, 1, 0], method=method)
     assert not result.valid
-    assert result.theta is None and result.lower is None and result.upper is None
+    assert result.theta is None and result.ci is None
     assert result.p_obs == 0.75
     assert result.tpr == 0.5 and result.tnr == 0.5
     assert "TPR + TNR = 1.000 <= 1" in result.reason
@@ -171,5 +171,5 @@ def test_adjusted_wald_result_carries_counts_and_an_ordered_interval():
     assert r.method == "adjusted-wald" and r.valid
     assert (r.n_test, r.n_test_pass, r.n_test_fail, r.n_unlabeled) == (60, 40, 20, 100)
     assert r.theta == pytest.approx((0.7 + 0.9 - 1) / (0.95 + 0.9 - 1))
-    assert 0 <= r.lower < r.theta < r.upper <= 1
+    assert 0 <= r.ci.lo < r.theta < r.ci.hi <= 1
     assert r.to_json_obj()["nTestPass"] == 40

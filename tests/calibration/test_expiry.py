@@ -18,7 +18,7 @@ from evalkit.calibration import (
 )
 from evalkit.contracts.labels import HumanLabel, ValidationResult
 from evalkit.errors import InputError
-from tests.calibration.test_validation import CRIT, _data
+from tests.calibration.test_judge_validation import CRIT, _data
 
 JUDGE = JudgeIdentity(prompt_digest="sha256:abc", judge_model="judge-1", temperature=0.0)
 
@@ -79,7 +79,7 @@ def test_label_set_digest_ignores_order_and_notes_but_not_labels_or_splits():
 
 def _sidecar(tmp_path, judges):
     rows = [{"criterionId": CRIT, "traceId": f"t{i}", "repeat": 0, "provider": "fake", "model": m,
-             "temperature": t, "promptDigest": d, "result": "pass", "inputTokens": None, "outputTokens": None,
+             "temperature": t, "promptDigest": f"sha256:rendered-{i}", "judgeDigest": d, "result": "pass", "inputTokens": None, "outputTokens": None,
              "attempts": 1, "cached": False, "costUsd": None, "structuredOutput": None}
             for i, (d, m, t) in enumerate(judges)]
     path = tmp_path / "verdicts.runs.jsonl"
@@ -95,6 +95,14 @@ def test_the_judge_of_a_verdict_file_comes_from_its_sidecar(tmp_path):
     mixed = _sidecar(tmp_path, [("sha256:abc", "judge-1", 0.0), ("sha256:abc", "judge-1", 1.0)])
     with pytest.raises(InputError, match="judged by 2 judges"):
         judge_of_run(mixed, criterion_id=CRIT)
+
+
+def test_records_from_before_the_judge_digest_name_no_judge(tmp_path):
+    """The per-trace prompt digest differs on every trace; it cannot stand for the judge."""
+    path = _sidecar(tmp_path, [("sha256:abc", "judge-1", 0.0)] * 3)
+    path.write_text("".join(json.dumps({k: v for k, v in json.loads(line).items() if k != "judgeDigest"}) + "\n"
+                            for line in path.read_text().splitlines()))
+    assert judge_of_run(path, criterion_id=CRIT) is None
 
 
 def test_lower_bound_gate_needs_the_interval_above_the_threshold(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalkit.calibration import confusion, wilson_interval
+from evalkit.calibration import confusion
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
@@ -18,15 +18,6 @@ def _verdict(trace: str, result: str, criterion: str = "c1") -> CriterionVerdict
     extra = {"blocked_by": {"kind": "scope", "text": "no order id"}} if result == "uncertain" else {}
     return CriterionVerdict(criterion_id=criterion, trace_id=trace, result=result, confidence=0.9,
                             critique="...", **extra)
-
-
-def test_wilson_interval_known_values():
-    ci = wilson_interval(0, 10)
-    assert ci.lo == 0 and ci.hi == pytest.approx(0.27753, abs=1e-5)
-    ci = wilson_interval(8, 10)
-    assert (ci.lo, ci.hi) == (pytest.approx(0.49016, abs=1e-5), pytest.approx(0.94332, abs=1e-5))
-    assert wilson_interval(10, 10).hi == 1.0
-    assert wilson_interval(0, 0) is None
 
 
 def test_confusion_joins_on_trace_and_counts_exclusions():

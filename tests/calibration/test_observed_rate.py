@@ -24,7 +24,7 @@ P_OBS, N = 0.8566666666666667, 2400
 def test_observed_rate_corrects_like_the_published_result():
     rate = correct_observed_rate(HUMAN, JUDGE, P_OBS, N, method="bootstrap")
     assert rate.theta == pytest.approx(0.92605, abs=1e-4)
-    assert rate.lower == pytest.approx(0.817, abs=0.01) and rate.upper == 1.0
+    assert rate.ci.lo == pytest.approx(0.817, abs=0.01) and rate.ci.hi == 1.0
     assert rate.n_unlabeled == N and rate.p_obs == P_OBS
 
 
@@ -32,7 +32,7 @@ def test_a_rate_and_count_equal_the_predictions_they_summarise():
     preds = [1] * 1800 + [0] * 600
     full = corrected_pass_rate(HUMAN, JUDGE, preds)
     given = correct_observed_rate(HUMAN, JUDGE, 0.75, 2400)
-    assert (given.theta, given.lower, given.upper) == (full.theta, full.lower, full.upper)
+    assert (given.theta, given.ci.lo, given.ci.hi) == (full.theta, full.ci.lo, full.ci.hi)
 
 
 @pytest.mark.parametrize(("rate", "count", "field"), [(1.2, 10, "observed"), (0.5, 0, "n"), (0.5, 2.5, "n"),

@@ -34,7 +34,7 @@ def test_planned_labels_give_about_the_target_width_in_practice():
         preds = np.where(labels == 1, rng.random(len(labels)) < 0.9, rng.random(len(labels)) >= 0.9)
         unlabeled = rng.random(2000) < 0.7 * 0.9 + 0.3 * 0.1
         r = corrected_pass_rate(labels, preds.astype(int), unlabeled.astype(int))
-        widths.append(r.upper - r.lower)
+        widths.append(r.ci.hi - r.ci.lo)
     assert np.mean(widths) == pytest.approx(0.2, abs=0.03)
 
 

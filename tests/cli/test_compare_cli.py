@@ -57,6 +57,8 @@ def test_compare_json_lists_every_flip_and_both_p_values(capsys, two_runs):
     assert c["mcnemar"] == {"pTwoSided": 0.125, "pDrop": 1 - 1 / 128}
     assert [f["key"] for f in c["flips"]] == ["t004", "t005", "t006", "t007", "t008", "t009", "t010"]
     assert (c["interval"]["seed"], c["interval"]["iterations"]) == (3, 500)
+    ci = c["interval"]["ci"]
+    assert set(ci) == {"lo", "hi", "level"} and ci["lo"] < c["difference"] < ci["hi"]
 
 
 def test_compare_refuses_unpaired_runs_naming_the_items_unless_asked(capsys, tmp_path, two_runs):

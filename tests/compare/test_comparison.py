@@ -73,7 +73,7 @@ def test_corrected_difference_where_both_runs_have_a_calibrated_judge(write_run)
     assert cd.same_judge and cd.reason is None
     # Rogan-Gladen is linear: the corrected difference is the raw one over TPR + TNR - 1.
     assert cd.difference == pytest.approx(-0.2 / (0.9 + 0.94 - 1))
-    assert cd.lower < cd.difference < cd.upper < 0
+    assert cd.ci.lo < cd.difference < cd.ci.hi < 0
     chance = Confusion(tp=5, fn=5, fp=5, tn=5)
     cd2 = compare_runs(old, new, old_calibration={"cites-order-id": judge},
                        new_calibration={"cites-order-id": chance}).criteria[0].corrected

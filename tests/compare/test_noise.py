@@ -42,11 +42,13 @@ def test_the_corrected_interval_widens_with_judge_noise_and_not_without():
     noisy = judge_noise([("c", f"t{i}", r, "pass" if (i + r) % 4 else "fail") for i in range(40) for r in range(3)]
                         + [("c", "x", 0, "pass"), ("c", "x", 1, "pass"), ("c", "x", 2, "fail")])["c"]
     assert noisy.rate_sd > 0
-    lo, hi = widen_for_noise(rate, noisy)
-    assert lo < rate.lower and hi > rate.upper
+    widened = widen_for_noise(rate, noisy)
+    assert widened is not None and widened.level == rate.level
+    lo, hi = widened.lo, widened.hi
+    assert lo < rate.ci.lo and hi > rate.ci.hi
     extra = 1.959963984540054 * noisy.rate_sd / (rate.tpr + rate.tnr - 1)
-    assert rate.theta - lo == pytest.approx(((rate.theta - rate.lower) ** 2 + extra ** 2) ** 0.5)
+    assert rate.theta - lo == pytest.approx(((rate.theta - rate.ci.lo) ** 2 + extra ** 2) ** 0.5)
     steady = judge_noise([("c", f"t{i}", r, "pass") for i in range(5) for r in range(3)])["c"]
-    assert steady.rate_sd == 0 and widen_for_noise(rate, steady) == pytest.approx((rate.lower, rate.upper))
+    assert steady.rate_sd == 0 and widen_for_noise(rate, steady) == rate.ci
     single = judge_noise([("c", "t", 0, "pass")])["c"]
     assert single.rate_sd is None and widen_for_noise(rate, single) is None

@@ -66,14 +66,14 @@ def test_paired_bootstrap_interval_is_seeded_and_brackets_the_difference():
     a = paired_bootstrap(t, seed=1)
     assert a == paired_bootstrap(t, seed=1)
     assert a.difference == pytest.approx(-0.08)
-    assert a.lower < a.difference < a.upper < 0.01
+    assert a.ci.lo < a.difference < a.ci.hi < 0.01
     narrow = paired_bootstrap(t, level=0.5, seed=1)
-    assert a.lower < narrow.lower <= narrow.upper < a.upper
+    assert a.ci.lo < narrow.ci.lo <= narrow.ci.hi < a.ci.hi
 
 
 def test_no_paired_items_gives_no_interval_and_bad_options_are_refused():
     empty = paired_bootstrap(PairedTable(0, 0, 0, 0))
-    assert (empty.difference, empty.lower, empty.upper) == (None, None, None)
+    assert (empty.difference, empty.ci) == (None, None)
     with pytest.raises(InputError, match="level"):
         paired_bootstrap(PairedTable(1, 0, 0, 0), level=1.5)
     with pytest.raises(InputError, match="iterations"):

@@ -30,9 +30,10 @@ from evalkit.contracts.flow import (
     FlowNode,
     UnthreadedOutput,
 )
-from evalkit.contracts.labels import ConfidenceInterval, HumanLabel, ValidationResult
+from evalkit.contracts.labels import HumanLabel, ValidationResult
 from evalkit.contracts.matrix import EvalMatrix, MatrixComponent, MatrixCriterion
 from evalkit.contracts.methodology import MethodologyItem, MethodologyReview
+from evalkit.contracts.types import ConfidenceInterval, RateConfidenceInterval
 from evalkit.contracts.verdict import Assumption, BlockedBy, CriterionVerdict, Ref
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "contracts"
@@ -83,6 +84,7 @@ REQUIRED: dict[type[BaseModel], set[str]] = {
     LoopBudget: set(),
     HumanLabel: {"traceId", "label"},
     ConfidenceInterval: {"lo", "hi", "level"},
+    RateConfidenceInterval: {"lo", "hi", "level"},
     ValidationResult: {
         "criterionId", "judgeModel", "status", "labelCount", "tpr", "tnr", "observedPassRate",
         "correctedRate", "correctionValid",
@@ -265,6 +267,7 @@ def test_wrong_enum_value_is_rejected(kind: str, path: Path_, value: str) -> Non
         ("validation-result", ("ci", "level"), 1.0, ("ci", "level"), "less_than"),
         ("validation-result", ("ci", "level"), 0.0, ("ci", "level"), "greater_than"),
         ("validation-result", ("ci", "lo"), -0.01, ("ci", "lo"), "greater_than_equal"),
+        ("validation-result", ("ci", "hi"), 1.01, ("ci", "hi"), "less_than_equal"),
     ],
 )
 def test_field_constraint_is_rejected(

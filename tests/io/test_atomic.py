@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.io import InputError, atomic_write_bytes, atomic_write_text, atomic_writer
+from evalkit.io import InputError, atomic_write_bytes, atomic_write_lines, atomic_write_text, atomic_writer
 from evalkit.io.atomic import remove_stale_temps
 
 
@@ -189,3 +189,17 @@ def test_a_place_that_cannot_be_written_is_a_clear_error(tmp_path: Path, case: s
     with pytest.raises(InputError, match=message) as info:
         atomic_write_text(target, "x")
     assert info.value.file == str(target)
+
+
+def test_write_lines_counts_and_an_error_midway_leaves_the_old_file(tmp_path):
+    out = tmp_path / "lines.jsonl"
+    assert atomic_write_lines(out, (f"{i}\n" for i in range(3))) == 3
+    assert out.read_text() == "0\n1\n2\n"
+
+    def broken():
+        yield "new\n"
+        raise RuntimeError("source failed")
+
+    with pytest.raises(RuntimeError):
+        atomic_write_lines(out, broken())
+    assert out.read_text() == "0\n1\n2\n" and [p.name for p in tmp_path.iterdir()] == ["lines.jsonl"]

@@ -36,7 +36,7 @@ def test_judge_calibration_recovers_the_true_pass_rate(sample, tmp_path):
     for criterion, row in rows.items():
         true_rate = truth[criterion]["truePassRate"]["unlabelledTraces"]
         assert row["valid"] is True
-        assert row["lower"] <= true_rate <= row["upper"], (criterion, row, true_rate)
+        assert row["lo"] <= true_rate <= row["hi"], (criterion, row, true_rate)
         assert row["observed"] == pytest.approx(truth[criterion]["judge"]["observedPassRate"], abs=0.08)
     history = _table(summary, "Dev TPR/TNR per prompt iteration")
     assert [r["prompt"] for r in history if r["criterion"] == "grounded-policy" and r["rate"] == "TPR"] == [
