@@ -24,12 +24,13 @@ demo: $(STAMP)
 	$(BIN)/evalkit validate --quiet examples/contracts/* $(addprefix data/sample/,$(SAMPLE_CONTRACTS))
 	$(BIN)/evalkit traces stats data/sample/traces.jsonl
 	$(BIN)/evalkit eval run data/sample/subject.yaml --out reports/sample-eval --repeats 2 --concurrency 4
+	rm -rf reports/sample-judge
 	$(BIN)/evalkit judge run --spec data/sample/judge-specs.yaml --traces data/sample/traces.jsonl \
 	    --labels data/sample/human-labels.jsonl --provider replay --cassette data/sample/judge-cassette.jsonl \
-	    --out reports/sample/judge/criterion-verdicts.jsonl --no-progress
+	    --out reports/sample-judge/criterion-verdicts.jsonl --no-progress
 	# The sample's verdicts and run records are what the judge runner writes from the cassette:
-	cmp reports/sample/judge/criterion-verdicts.jsonl data/sample/criterion-verdicts.jsonl
-	cmp reports/sample/judge/criterion-verdicts.runs.jsonl data/sample/criterion-verdicts.runs.jsonl
+	cmp reports/sample-judge/criterion-verdicts.jsonl data/sample/criterion-verdicts.jsonl
+	cmp reports/sample-judge/criterion-verdicts.runs.jsonl data/sample/criterion-verdicts.runs.jsonl
 	$(BIN)/evalkit run data/sample/subject.yaml --out reports/sample
 	# A skill release of the sample tool: lint, validate, run both arms, the worksheet, resume with recorded answers
 	$(BIN)/evalkit skill-eval lint $(SKILLEVAL)/skills/candidate --policy $(SKILLEVAL)/registry/policy.json
