@@ -21,7 +21,7 @@ from evalkit.compare.paired import (
 )
 from evalkit.compare.render import render_comparison, render_gate_markdown
 from evalkit.compare.runs import case_of_trace, load_run
-from evalkit.compare.tables import comparison_rows, difference_rows, flip_rows
+from evalkit.compare.tables import comparison_rows, difference_domain, difference_rows, flip_rows
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -40,6 +40,7 @@ __all__ = [
     "compare_runs",
     "comparison_rows",
     "corrected_difference",
+    "difference_domain",
     "difference_rows",
     "flip_rows",
     "gate",

@@ -7,6 +7,7 @@ in pass rate with its paired interval as a chart row.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from evalkit.compare.comparison import RunComparison
@@ -32,6 +33,13 @@ def difference_rows(comparison: RunComparison) -> list[dict[str, Any]]:
     return [{"label": c.criterion_id, "value": c.table.difference, "lo": c.interval.ci.lo, "hi": c.interval.ci.hi,
              "kind": "significant" if c.mcnemar.p_two_sided < 0.05 else "not significant"}
             for c in comparison.criteria if c.table.difference is not None and c.interval.ci is not None]
+
+
+def difference_domain(rows: list[dict[str, Any]], *, step: float = 0.05) -> tuple[float, float]:
+    """A symmetric axis around 0 that holds every interval of :func:`difference_rows`, in ``step`` units."""
+    reach = max((max(abs(r["lo"]), abs(r["hi"])) for r in rows), default=step)
+    edge = min(1.0, round(math.ceil(reach / step - 1e-9) * step, 10))
+    return -edge, edge
 
 
 def flip_rows(comparison: RunComparison) -> list[dict[str, Any]]:

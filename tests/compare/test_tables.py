@@ -26,3 +26,11 @@ def test_rows_carry_the_table_the_interval_and_each_flip_side_by_side():
     assert [f["item"] for f in flips] == [f"t{i}" for i in range(8)]
     assert flips[0] == {"criterion": "c1", "item": "t0", "monday": "pass", "tuesday": "fail",
                         "monday critique": "old 0", "tuesday critique": "new 0"}
+
+
+def test_the_difference_axis_is_symmetric_and_holds_every_interval():
+    from evalkit.compare import difference_domain
+
+    rows = [{"lo": -0.105, "hi": 0.07}, {"lo": -0.02, "hi": 0.12}]
+    assert difference_domain(rows) == (-0.15, 0.15)
+    assert difference_domain([{"lo": -0.9, "hi": 0.99}]) == (-1.0, 1.0)
