@@ -110,9 +110,9 @@ class RuleProblems:
 
 # -- rule helpers shared with the report shapes; each raises ValueError("<path>: <problem>") --------
 
-def check_strings(values: Sequence[str], at: str) -> None:
-    """A string array that must be non-empty and duplicate-free."""
-    if not values:
+def check_strings(values: Sequence[str], at: str, *, allow_empty: bool = False) -> None:
+    """A string array that must be duplicate-free, and non-empty unless ``allow_empty``."""
+    if not values and not allow_empty:
         raise ValueError(f"{at}: must not be empty")
     first: dict[str, int] = {}
     for i, value in enumerate(values):

@@ -28,6 +28,7 @@ from evalkit.contracts.skilleval_case import (
     Slug,
     StorageMode,
     check_argv,
+    check_strings,
 )
 
 PROGRAM_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._+-]*$"
@@ -109,7 +110,7 @@ class SkillEvalPolicy(SkillEvalContract):
             problems.add(f"init.operation: {self.init.operation!r} is not one of operations {sorted(self.operations)}")
         elif self.init.operation == GIT_OPERATION:
             problems.add("init.operation: must be the tool's operation; the fixture's 'git init' is implied")
-        problems.check(_check_unique, self.storage_modes, "storage_modes", allow_empty=False)
+        problems.check(check_strings, self.storage_modes, "storage_modes", allow_empty=False)
         for mode in ("committed", "local"):
             argv = self.init.argv_for(mode)
             if mode in self.storage_modes and argv is None:
@@ -118,7 +119,7 @@ class SkillEvalPolicy(SkillEvalContract):
                 problems.add(f"init.{mode}: not allowed, since storage_modes does not list {mode!r}")
             if argv is not None:
                 problems.check(check_argv, argv, f"init.{mode}", min_parts=1)
-        problems.check(_check_unique, self.baseline_skills, "baseline_skills", allow_empty=True)
+        problems.check(check_strings, self.baseline_skills, "baseline_skills", allow_empty=True)
         problems.raise_any(type(self).__name__)
         return self
 
@@ -132,13 +133,3 @@ class SkillEvalPolicy(SkillEvalContract):
             if operation.program == program:
                 return name
         return None
-
-
-def _check_unique(values: list[str], at: str, *, allow_empty: bool) -> None:
-    if not values and not allow_empty:
-        raise ValueError(f"{at}: must not be empty")
-    first: dict[str, int] = {}
-    for i, value in enumerate(values):
-        if value in first:
-            raise ValueError(f"{at}[{i}]: duplicates {at}[{first[value]}] {value!r}")
-        first[value] = i
