@@ -27,6 +27,7 @@ SKILL_EVAL_REPORT = "skilleval/report.json"
 """A skill-eval release report inside a run folder (``evalkit skill-eval resume --out RUN/skilleval/report.json``)
 is shown as a section of the run's report."""
 
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("evalkit.report", "templates"),
