@@ -24,7 +24,14 @@ from typing import Any
 import orjson
 
 from evalkit.errors import StrictJSONError
-from evalkit.io.json_values import MAX_NESTING, TOO_DEEP, ValueProblem, check_json_value, finite_float
+from evalkit.io.json_values import (
+    MAX_NESTING,
+    TOO_DEEP,
+    ValueProblem,
+    check_json_value,
+    encodes_as_utf8,
+    finite_float,
+)
 from evalkit.io.regular import open_regular
 
 _BOM = "\ufeff"
@@ -111,7 +118,8 @@ def _fast(raw: bytes) -> Any:
 
     The checks, each a scan in C:
     - parsing fails (syntax, a lone surrogate, a number beyond a double): the strict parser says why;
-    - writing the value back inside _PADDING arrays fails: it nests deeper than MAX_NESTING;
+    - writing the value back inside _PADDING arrays fails: it nests deeper than MAX_NESTING (a text
+      with no more brackets than MAX_NESTING cannot, so it is written back without the padding);
     - the value written back is the text itself (compact JSON as evalkit and most tools write it):
       then nothing was dropped or changed, and the value is kept. Otherwise:
     - 19 digits or more outside a string: the number may be an integer orjson made a float;
@@ -124,17 +132,27 @@ def _fast(raw: bytes) -> Any:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return _SLOW
-    pad = _padding.inner
-    pad.append(value)
-    try:
-        written = orjson.dumps(_padding.outer)
-    except TypeError:  # nested too deeply
-        return _SLOW
-    finally:
-        pad.clear()
     body = raw.rstrip()
-    if len(body) == len(written) - 2 * _PADDING and written.startswith(body, _PADDING):
-        return value
+    if raw.count(b"[") + raw.count(b"{") <= MAX_NESTING:
+        # No more brackets than levels allowed (those in strings count too): it cannot nest too deeply,
+        # so the value is written without the padding (the usual case; cheaper for short texts).
+        try:
+            written = orjson.dumps(value)
+        except TypeError:
+            return _SLOW
+        if written == body:
+            return value
+    else:
+        pad = _padding.inner
+        pad.append(value)
+        try:
+            written = orjson.dumps(_padding.outer)
+        except TypeError:  # nested too deeply
+            return _SLOW
+        finally:
+            pad.clear()
+        if len(body) == len(written) - 2 * _PADDING and written.startswith(body, _PADDING):
+            return value
     if b"\\u003" in raw:
         return _SLOW
     digits = raw.translate(_DIGIT_RUNS)
@@ -172,15 +190,7 @@ def _duplicate_position(text: str) -> int | None:
 def _may_hold_surrogate(text: str) -> bool:
     """False when no string of ``text`` can hold a lone surrogate: UTF-8 bytes cannot, so only an
     escape (or a str handed in that holds one, which has no UTF-8 form) can make one."""
-    return "\\ud" in text or "\\uD" in text or not text.isascii() and not _encodes(text)
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return "\\ud" in text or "\\uD" in text or not text.isascii() and not encodes_as_utf8(text)
 
 
 def _strict(text: str, file: str | None, line: int | None) -> Any:

@@ -11,99 +11,50 @@ Accepted shapes, per JSON value of the file:
 Spans of one trace may be spread over the whole input; traces come out sorted by trace id. The
 GenAI semantic conventions (current and legacy) and OpenInference attributes decide each
 observation's type, name, input, output, model and usage; see ``evalkit.traces.otel_attributes``.
+
+Memory: a JSONL file sorted by trace id (every span's trace id no smaller than the one before it,
+as when each line holds the spans of one trace and the lines are in trace id order) is read one
+trace at a time: a trace is complete, and handed on, once a span of the next trace id starts, so
+memory holds one trace whatever the file's size. A first light pass over the file (ids only) tells
+whether it is sorted (see ``evalkit.traces.otel_sorted``). When it is not, every trace is held in
+memory until the end of the file, as spans of a trace may come at any point, and the import report
+warns, counting the traces held. Vercel AI SDK spans without a parent id (see
+``evalkit.traces.vercel_ai``) may join a trace written anywhere in the file, so from the first such
+span on the rest of the file is held too, with a warning counting those traces. A JSON document
+(not JSONL) is in memory whole anyway, and is grouped the same way without a warning.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.bulk import paused_gc
-from evalkit.traces.otel_attributes import (
-    MISSING,
-    decode_attributes,
-    first_text,
-    lookup,
-    observation_type,
-    payloads,
-    span_status,
-    usage,
-)
-from evalkit.traces.otel_ids import (
-    BadField,
-    LossyNumber,
-    is_null_id,
-    normalize_id,
-    time_from_micros,
-    time_from_nanos,
-)
+from evalkit.traces.otel_attributes import MISSING, first_text, observation_type, payloads, usage
+from evalkit.traces.otel_ids import LossyNumber
+from evalkit.traces.otel_sorted import unsorted_reason
+from evalkit.traces.otel_spans import Span, is_span, join_path, spans_of
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
-from evalkit.traces.tree import order_observations
-from evalkit.traces.vercel_ai import VERCEL_TOOL_NAME, apply_joins
+from evalkit.traces.tree import order_observations, start_key
+from evalkit.traces.vercel_ai import VERCEL_TOOL_NAME, apply_joins, vercel_type
 
 __all__ = ["looks_like_otel", "read_otel"]
 
-# ``spanContext`` / ``parentSpanContext`` / HrTime ``startTime``: spans as the OTel JS SDK holds them.
-_TRACE_KEYS = ("traceId", "trace_id", "context.trace_id", "context.traceId", "spanContext.traceId")
-_SPAN_KEYS = ("spanId", "span_id", "context.span_id", "context.spanId", "spanContext.spanId")
-_PARENT_KEYS = ("parentSpanId", "parent_span_id", "parent_id", "parentId", "parent.span_id",
-                "parentSpanContext.spanId")
-_START_KEYS = ("startTimeUnixNano", "start_time_unix_nano", "start_time", "startTime")
-_END_KEYS = ("endTimeUnixNano", "end_time_unix_nano", "end_time", "endTime")
-_OTEL_ONLY_KEYS = ("attributes", "parentSpanId", "parent_span_id", "startTimeUnixNano", "start_time",
-                   "kind", "status", "span_events")
+M = TypeVar("M", Observation, Trace)
 
-
-@dataclass
-class _Span:
-    """One span, normalized from any accepted shape."""
-
-    sv: SourceValue
-    path: str
-    raw: Any
-    trace_id: str
-    span_id: str
-    id_key: str
-    parent_id: str | None = None
-    name: str | None = None
-    kind: Any = None
-    start: str | None = None
-    end: str | None = None
-    attributes: dict[str, Any] = field(default_factory=dict)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    error: bool = False
-    status_message: str | None = None
-    resource: dict[str, Any] = field(default_factory=dict)
-    scope: str | None = None
-    joined_from: str | None = None
-    """The span's own trace id when it was joined into another trace (Vercel spans without parents)."""
+_MODEL_KEYS = ("gen_ai.response.model", "ai.response.model", "gen_ai.request.model", "llm.model_name", "ai.model.id")
+"""Where a span names its model, the first given wins."""
 
 
 # --- recognising the input ----------------------------------------------------------------------
 
-def _is_jaeger_span(value: Any) -> bool:
-    return isinstance(value, dict) and "spanID" in value and ("operationName" in value or "tags" in value)
-
-
-def _is_span(value: Any) -> bool:
-    """A single span dict (flat export, OTLP-style or Jaeger-style)."""
-    if not isinstance(value, dict):
-        return False
-    if _is_jaeger_span(value):
-        return True
-    has_trace = lookup(value, _TRACE_KEYS)[0] is not None
-    if lookup(value, _SPAN_KEYS)[0] is not None:
-        return has_trace or "name" in value
-    return has_trace and "name" in value and any(k in value for k in _OTEL_ONLY_KEYS)
-
-
 def looks_like_otel(value: Any) -> bool:
     """True for an OTLP JSON document, a Tempo batch export, a Jaeger export or flat span dicts."""
     if isinstance(value, list):
-        return bool(value) and _is_span(value[0])
+        return bool(value) and is_span(value[0])
     if not isinstance(value, dict):
         return False
     if isinstance(value.get("resourceSpans"), list):
@@ -116,231 +67,64 @@ def looks_like_otel(value: Any) -> bool:
         return "traceID" in data[0] and isinstance(data[0].get("spans"), list)
     spans = value.get("spans")
     if isinstance(spans, list):
-        return "traceID" in value or (bool(spans) and _is_span(spans[0]))
-    return _is_span(value)
-
-
-# --- walking the shapes -------------------------------------------------------------------------
-
-def _list(sv: SourceValue, container: dict[str, Any], key: str, path: str) -> list[Any]:
-    value = container.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise sv.error(f"{key} must be a list", path)
-    return value
-
-
-def _text(sv: SourceValue, container: dict[str, Any], key: str, path: str) -> str | None:
-    value = container.get(key)
-    if value is not None and not isinstance(value, str):
-        raise sv.error(f"{key} must be a string", _join(path, key))
-    return value
-
-
-def _object(sv: SourceValue, value: Any, path: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise sv.error("must be an object", path)
-    return value
-
-
-def _spans_of(sv: SourceValue) -> Iterator[_Span]:
-    """Every span of one JSON value, normalized."""
-    value = sv.value
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            yield _flat_or_jaeger(sv, _object(sv, item, f"[{i}]"), f"[{i}]")
-        return
-    if not isinstance(value, dict):
-        raise sv.error("not an OpenTelemetry span, OTLP document or Jaeger export")
-    for top in ("resourceSpans", "batches"):
-        if top in value:
-            yield from _otlp(sv, _list(sv, value, top, top), top)
-            return
-    if "data" in value:
-        for i, trace in enumerate(_list(sv, value, "data", "data")):
-            yield from _jaeger_trace(sv, _object(sv, trace, f"data[{i}]"), f"data[{i}]")
-        return
-    if "traceID" in value and "spans" in value:
-        yield from _jaeger_trace(sv, value, "")
-        return
-    if isinstance(value.get("spans"), list):
-        for i, item in enumerate(value["spans"]):
-            yield _flat_or_jaeger(sv, _object(sv, item, f"spans[{i}]"), f"spans[{i}]")
-        return
-    if _is_span(value) or any(k in value for k in _OTEL_ONLY_KEYS):
-        yield _flat_or_jaeger(sv, value, "")
-        return
-    raise sv.error("not an OpenTelemetry span, OTLP document or Jaeger export")
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def _otlp(sv: SourceValue, resource_spans: list[Any], top: str) -> Iterator[_Span]:
-    for i, rs in enumerate(resource_spans):
-        rpath = f"{top}[{i}]"
-        rs = _object(sv, rs, rpath)
-        resource_obj = rs.get("resource") or {}
-        resource = _decode(sv, resource_obj.get("attributes") if isinstance(resource_obj, dict) else resource_obj,
-                           f"{rpath}.resource.attributes")
-        scope_key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
-        for j, ss in enumerate(_list(sv, rs, scope_key, f"{rpath}.{scope_key}")):
-            spath = f"{rpath}.{scope_key}[{j}]"
-            ss = _object(sv, ss, spath)
-            scope_obj = ss.get("scope") or ss.get("instrumentationLibrary") or {}
-            scope = scope_obj.get("name") if isinstance(scope_obj, dict) else None
-            for k, span in enumerate(_list(sv, ss, "spans", f"{spath}.spans")):
-                path = f"{spath}.spans[{k}]"
-                yield _flat_span(sv, _object(sv, span, path), path, resource, scope or None)
-
-
-def _decode(sv: SourceValue, raw: Any, path: str) -> dict[str, Any]:
-    try:
-        return decode_attributes(raw, path)
-    except BadField as exc:
-        raise sv.error(exc.message, exc.path) from None
-
-
-def _flat_or_jaeger(sv: SourceValue, span: dict[str, Any], path: str) -> _Span:
-    if _is_jaeger_span(span):
-        return _jaeger_span(sv, span, path, {}, {})
-    return _flat_span(sv, span, path, None, None)
-
-
-def _required_id(sv: SourceValue, span: dict[str, Any], path: str, keys: tuple[str, ...],
-                 width: int, what: str) -> tuple[str, str]:
-    key, raw = lookup(span, keys)
-    if key is None:
-        snake = "context" in span or any(k in span for k in ("trace_id", "span_id", "parent_span_id", "start_time"))
-        key = ("context." if "context" in span else "") + (keys[1] if snake else keys[0])
-    value = _field(sv, normalize_id, raw, width, _join(path, key))
-    if value is None:
-        raise sv.error(f"span has no {what}", _join(path, key))
-    return value, key
-
-
-def _field(sv: SourceValue, fn: Any, *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except LossyNumber:
-        raise
-    except BadField as exc:
-        raise sv.error(exc.message, exc.path) from None
-
-
-def _flat_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict[str, Any] | None,
-               scope: str | None) -> _Span:
-    """An OTLP span (with its resource and scope) or a flat span dict."""
-    trace_id, _ = _required_id(sv, span, path, _TRACE_KEYS, 32, "trace id")
-    span_id, id_key = _required_id(sv, span, path, _SPAN_KEYS, 16, "span id")
-    parent_key, parent_raw = lookup(span, _PARENT_KEYS)
-    parent = _field(sv, normalize_id, parent_raw, 16, _join(path, parent_key or "parentSpanId"))
-    start_key, start_raw = lookup(span, _START_KEYS)
-    end_key, end_raw = lookup(span, _END_KEYS)
-    events = []
-    raw_events = span.get("events", span.get("span_events"))
-    events_key = "events" if "events" in span else "span_events"
-    if raw_events is not None and not isinstance(raw_events, list):
-        raise sv.error("events must be a list", _join(path, events_key))
-    for i, event in enumerate(raw_events or []):
-        epath = _join(path, f"{events_key}[{i}]")
-        event = _object(sv, event, epath)
-        _, when = lookup(event, ("timeUnixNano", "time_unix_nano", "timestamp", "time"))
-        events.append({"name": event.get("name"), "time": _field(sv, time_from_nanos, when, epath),
-                       "attributes": _decode(sv, event.get("attributes"), _join(epath, "attributes"))})
-    if resource is None:
-        res = span.get("resource")
-        resource = _decode(sv, res.get("attributes") if isinstance(res, dict) and "attributes" in res else res,
-                           _join(path, "resource.attributes"))
-    if scope is None:
-        scope_obj = next((span[k] for k in ("scope", "instrumentation_scope", "instrumentationScope",
-                                            "instrumentation_library") if k in span), None)
-        scope = scope_obj.get("name") if isinstance(scope_obj, dict) else scope_obj
-    error, message = span_status(span)
-    return _Span(
-        sv=sv, path=path, raw=span, trace_id=trace_id, span_id=span_id, id_key=id_key,
-        parent_id=None if is_null_id(parent) else parent,
-        name=span.get("name") if isinstance(span.get("name"), str) else None, kind=span.get("kind"),
-        start=_field(sv, time_from_nanos, start_raw, _join(path, start_key or "startTimeUnixNano")),
-        end=_field(sv, time_from_nanos, end_raw, _join(path, end_key or "endTimeUnixNano")),
-        attributes=_decode(sv, span.get("attributes"), _join(path, "attributes")), events=events,
-        error=error, status_message=message, resource=resource,
-        scope=scope if isinstance(scope, str) and scope else None,
-    )
-
-
-def _jaeger_trace(sv: SourceValue, trace: dict[str, Any], path: str) -> Iterator[_Span]:
-    processes = trace.get("processes") if isinstance(trace.get("processes"), dict) else {}
-    for k, span in enumerate(_list(sv, trace, "spans", _join(path, "spans"))):
-        spath = _join(path, f"spans[{k}]")
-        yield _jaeger_span(sv, _object(sv, span, spath), spath, trace, processes)
-
-
-def _jaeger_span(sv: SourceValue, span: dict[str, Any], path: str, trace: dict[str, Any],
-                 processes: dict[str, Any]) -> _Span:
-    trace_id = _field(sv, normalize_id, span.get("traceID", trace.get("traceID")), 32,
-                      _join(path, "traceID"))
-    span_id = _field(sv, normalize_id, span.get("spanID"), 16, _join(path, "spanID"))
-    if trace_id is None:
-        raise sv.error("span has no trace id", _join(path, "traceID"))
-    if span_id is None:
-        raise sv.error("span has no span id", _join(path, "spanID"))
-    refs = [r for r in _list(sv, span, "references", _join(path, "references")) if isinstance(r, dict)]
-    ref = next((r for r in refs if r.get("refType") == "CHILD_OF"), None) or next(
-        (r for r in refs if r.get("refType") == "FOLLOWS_FROM"), None)
-    parent = _field(sv, normalize_id, ref.get("spanID") if ref else span.get("parentSpanID"), 16,
-                    _join(path, "references"))
-    attrs = _decode(sv, span.get("tags"), _join(path, "tags"))
-    start_raw, duration = span.get("startTime"), span.get("duration")
-    start = _field(sv, time_from_micros, start_raw, _join(path, "startTime"))
-    end = None
-    if isinstance(start_raw, int) and isinstance(duration, int) and not isinstance(duration, bool):
-        end = _field(sv, time_from_micros, start_raw + duration, _join(path, "duration"))
-    events = []
-    for i, log in enumerate(_list(sv, span, "logs", _join(path, "logs"))):
-        lpath = _join(path, f"logs[{i}]")
-        fields = _decode(sv, _object(sv, log, lpath).get("fields"), _join(lpath, "fields"))
-        name = fields.pop("event", "log")
-        events.append({"name": name, "time": _field(sv, time_from_micros, log.get("timestamp"),
-                                                    _join(lpath, "timestamp")), "attributes": fields})
-    process_id = span.get("processID")
-    process = (processes.get(process_id) if isinstance(process_id, str) else None) or span.get("process") or {}
-    resource: dict[str, Any] = {}
-    if isinstance(process, dict):
-        if process.get("serviceName"):
-            resource["service.name"] = process["serviceName"]
-        resource.update(_decode(sv, process.get("tags"), _join(path, "process.tags")))
-    error = attrs.get("error") in (True, "true") or str(attrs.get("otel.status_code", "")).upper() == "ERROR"
-    return _Span(
-        sv=sv, path=path, raw=span, trace_id=trace_id, span_id=span_id, id_key="spanID",
-        parent_id=None if is_null_id(parent) else parent, name=_text(sv, span, "operationName", path),
-        kind=attrs.get("span.kind"), start=start, end=end, attributes=attrs, events=events, error=error,
-        status_message=first_text(attrs, "otel.status_description"), resource=resource,
-        scope=first_text(attrs, "otel.scope.name", "otel.library.name"),
-    )
+        return "traceID" in value or (bool(spans) and is_span(spans[0]))
+    return is_span(value)
 
 
 # --- mapping to observations --------------------------------------------------------------------
 
-def _observation(span: _Span) -> Observation:
+_set = object.__setattr__
+
+
+def _built(model: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
+    """The ``model`` of ``values`` (every field, in the model's order), as ``model_construct`` builds it:
+    the same ``__dict__`` and ``model_fields_set``, without its per-field alias lookups, which cost more
+    than validating. Only for values of their fields' types by construction (see :func:`_observation`
+    and :func:`_trace`); ``tests/traces/test_otel_built.py`` checks they equal the validated models."""
+    built = model.__new__(model)
+    _set(built, "__dict__", values)
+    _set(built, "__pydantic_fields_set__", fields_set)
+    _set(built, "__pydantic_extra__", None)
+    _set(built, "__pydantic_private__", None)
+    return built
+
+
+def _observation(span: Span) -> Observation:
+    """The span's Observation (absent fields left unset).
+
+    Built without validation, as each value is already of its field's type: ids and names are strings
+    (``otel_spans`` checks them), times come from ``otel_ids`` as ISO text ``datetime.fromisoformat``
+    reads (the check ``Observation`` makes), the type is one of the mapped ``ObservationType`` values,
+    usage holds only ints and floats, and metadata is a fresh dict.
+    """
     attrs = span.attributes
     obs_type = observation_type(attrs)
     name = span.name
     if obs_type == "TOOL":
         name = first_text(attrs, "gen_ai.tool.name", "tool.name", *VERCEL_TOOL_NAME) or (
             name.removeprefix("execute_tool ") if name else None)
-    fields: dict[str, Any] = {
-        "id": span.span_id, "type": obs_type, "name": name, "parent_id": span.parent_id,
-        "start_time": span.start, "end_time": span.end,
-        "model": first_text(attrs, "gen_ai.response.model", "ai.response.model", "gen_ai.request.model",
-                            "llm.model_name", "ai.model.id"),
-        "usage": usage(attrs),
-    }
+    fields_set = {"id", "type", "metadata"}
+    if name is not None:
+        fields_set.add("name")
+    if span.parent_id is not None:
+        fields_set.add("parent_id")
+    if span.start is not None:
+        fields_set.add("start_time")
+    if span.end is not None:
+        fields_set.add("end_time")
+    model = None if attrs.keys().isdisjoint(_MODEL_KEYS) else first_text(attrs, *_MODEL_KEYS)
+    if model is not None:
+        fields_set.add("model")
+    tokens = usage(attrs)
+    if tokens is not None:
+        fields_set.add("usage")
+    level = status_message = None
     if span.error:
-        fields["level"] = "ERROR"
-        fields["status_message"] = span.status_message
+        level = "ERROR"
+        fields_set.add("level")
+        if span.status_message is not None:
+            status_message = span.status_message
+            fields_set.add("status_message")
     metadata: dict[str, Any] = {"attributes": attrs}
     if span.resource:
         metadata["resource"] = span.resource
@@ -354,19 +138,109 @@ def _observation(span: _Span) -> Observation:
         metadata["events"] = span.events
     if span.joined_from is not None:
         metadata["sourceTraceId"] = span.joined_from
-    fields["metadata"] = metadata
-    fields = {k: v for k, v in fields.items() if v is not None}
     inp, out = payloads(obs_type, attrs, span.events)
-    if inp is not MISSING:
-        fields["input"] = inp
-    if out is not MISSING:
-        fields["output"] = out
-    return Observation(**fields)
+    if inp is MISSING:
+        inp = None
+    else:
+        fields_set.add("input")
+    if out is MISSING:
+        out = None
+    else:
+        fields_set.add("output")
+    values = {"id": span.span_id, "type": obs_type, "name": name, "input": inp, "output": out,
+              "parent_id": span.parent_id, "start_time": span.start, "end_time": span.end, "model": model,
+              "usage": tokens, "level": level, "status_message": status_message, "metadata": metadata}
+    return _built(Observation, values, fields_set)
+
+
+def _trace(trace_id: str, spans: dict[str, Span], joined: list[str] | None) -> Trace:
+    """The trace of ``spans``: observations in tree order (``order_observations`` reads a span's
+    ``id``, ``parent_id`` and start time as it would the observation's). Built without validation:
+    the observation ids are unique, being the keys of ``spans``."""
+    with paused_gc():
+        ordered = list(spans.values())
+        keys = [start_key(s.start) if s.start_key is None else s.start_key for s in ordered]
+        observations = [_observation(s) for s in order_observations(ordered, keys)]
+        metadata: dict[str, Any] = {"source": "otel"}
+        if joined:
+            metadata["joinedTraceIds"] = sorted(joined)
+        name = observations[0].name if observations else None
+        fields_set = {"id", "metadata", "observations"}
+        if name is not None:
+            fields_set.add("name")
+        values = {"id": trace_id, "name": name, "input": None, "output": None, "metadata": metadata,
+                  "observations": observations}
+        return _built(Trace, values, fields_set)
+
+
+def _traces(n: int) -> str:
+    return f"{n} trace{'' if n == 1 else 's'}"
+
+
+def _orphan(span: Span) -> bool:
+    """A Vercel AI SDK span without a parent id: it may join, or be joined by, another trace."""
+    return span.parent_id is None and vercel_type(span.attributes) is not None
+
+
+class _Grouping:
+    """Spans grouped per trace id: one trace at a time for a sorted file, else all until the end."""
+
+    def __init__(self, report: ImportReport, file: str, jsonl: bool, unsorted: str | None) -> None:
+        self.report, self.file = report, file
+        self.sorted_file = jsonl and unsorted is None
+        self.unsorted = unsorted if jsonl else None
+        self.streaming = self.sorted_file
+        self.traces: dict[str, dict[str, Span]] = {}
+        self.last: str | None = None
+        self.held_from: SourceValue | None = None
+        """Where a sorted file began to be held whole (its first Vercel span without a parent)."""
+
+    def add(self, span: Span) -> Trace | None:
+        """Take one span; return the trace it completes (the previous one, when it starts a new trace)."""
+        trace_id, done = span.trace_id, None
+        if self.sorted_file and trace_id != self.last:
+            if self.last is not None and trace_id < self.last:
+                raise span.sv.error(f"trace {trace_id!r} comes after trace {self.last!r}, yet a first read "
+                                    "found the file sorted by trace id: did it change while being read?")
+            if self.streaming and self.last is not None:
+                done = _trace(self.last, self.traces.pop(self.last), None)
+            self.last = trace_id
+        spans = self.traces.setdefault(trace_id, {})
+        seen = spans.get(span.span_id)
+        if seen is not None:
+            if seen.raw == span.raw:
+                return done
+            raise span.sv.error(f"span id {span.span_id!r} used twice in trace {trace_id!r}",
+                                join_path(span.path, span.id_key))
+        spans[span.span_id] = span
+        if self.streaming and _orphan(span):
+            self.streaming, self.held_from = False, span.sv
+        return done
+
+    def finish(self) -> Iterator[Trace]:
+        """The traces still held, sorted by id, once Vercel spans without parents have been joined."""
+        if self.streaming:
+            if self.last is not None:
+                yield _trace(self.last, self.traces.pop(self.last), None)
+            return
+        if self.unsorted is not None:
+            self.report.warn(f"{self.file} {self.unsorted}: the spans of {_traces(len(self.traces))} were "
+                             "held in memory until the end of the file (a file sorted by trace id is read one "
+                             "trace at a time)")
+        elif self.held_from is not None:
+            self.report.warn(f"{self.held_from.where}: from this Vercel AI SDK span without a parent id on, "
+                             f"{_traces(len(self.traces))} were held in memory until the end of the file, "
+                             "as such spans may join a trace written further on")
+        joined = apply_joins(self.traces, self.report)
+        for trace_id in sorted(self.traces):
+            yield _trace(trace_id, self.traces[trace_id], joined.get(trace_id))
 
 
 def read_otel(values: Iterable[SourceValue], context: ImportContext | None = None) -> Iterator[Trace]:
     """Read every value, group spans by trace id, and yield one Trace per trace id, sorted by id.
 
+    A JSONL file sorted by trace id is read one trace at a time; any other input is held until its
+    end (see the module docstring for when, and the warning the import report then gives).
     Vercel AI SDK spans that lost their parent ids are joined to their wrappers first (see
     ``evalkit.traces.vercel_ai``); each join is counted in ``context.report``.
 
@@ -374,31 +248,21 @@ def read_otel(values: Iterable[SourceValue], context: ImportContext | None = Non
         evalkit.errors.InputError: a value of an unknown shape, or a span without a trace or span id, with
             non-object attributes, a bad time, or a span id used twice in one trace.
     """
-    traces: dict[str, dict[str, _Span]] = {}
-    for sv in values:
+    values = iter(values)
+    first = next(values, None)
+    if first is None:
+        return
+    unsorted = unsorted_reason(first.file) if first.line is not None else None
+    grouping = _Grouping(context.report if context is not None else ImportReport(), first.file,
+                         first.line is not None, unsorted)
+    for sv in itertools.chain([first], values):
         try:
             with paused_gc():
-                spans_of_value = list(_spans_of(sv))
+                spans_of_value = list(spans_of(sv))
         except LossyNumber as exc:
             raise sv.error(exc.message, exc.path) from None
         for span in spans_of_value:
-            spans = traces.setdefault(span.trace_id, {})
-            seen = spans.get(span.span_id)
-            if seen is not None:
-                if seen.raw == span.raw:
-                    continue
-                raise span.sv.error(f"span id {span.span_id!r} used twice in trace {span.trace_id!r}",
-                                    _join(span.path, span.id_key))
-            spans[span.span_id] = span
-    joined = apply_joins(traces, context.report if context is not None else ImportReport())
-    for trace_id in sorted(traces):
-        with paused_gc():
-            observations = order_observations([_observation(s) for s in traces[trace_id].values()])
-            fields: dict[str, Any] = {"id": trace_id, "metadata": {"source": "otel"},
-                                      "observations": observations}
-            if trace_id in joined:
-                fields["metadata"]["joinedTraceIds"] = sorted(joined[trace_id])
-            if observations and observations[0].name is not None:
-                fields["name"] = observations[0].name
-            trace = Trace(**fields)
-        yield trace
+            done = grouping.add(span)
+            if done is not None:
+                yield done
+    yield from grouping.finish()

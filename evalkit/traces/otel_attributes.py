@@ -7,6 +7,7 @@ Helpers here raise ``BadField`` (a message plus the field path below the span); 
 from __future__ import annotations
 
 import math
+import operator
 import re
 from typing import Any
 
@@ -47,12 +48,15 @@ _USAGE_KEYS = {
 }
 # The Vercel AI SDK's own keys come last: a span with GenAI usage too gives the same numbers.
 _USAGE_KEYS = {field: keys + VERCEL_USAGE[field] for field, keys in _USAGE_KEYS.items()}
+_USAGE_ANY = frozenset(key for keys in _USAGE_KEYS.values() for key in keys)
 
 # Non-standard fallbacks: any-agent (gen_ai.tool.args, gen_ai.output) and Google ADK (gcp.vertex.agent.*).
 _TOOL_IN = ("gen_ai.tool.args", "gcp.vertex.agent.tool_call_args")
 _TOOL_OUT = ("gen_ai.output", "gcp.vertex.agent.tool_response")
 _LLM_IN = ("gcp.vertex.agent.llm_request",)
 _LLM_OUT = ("gen_ai.output", "gcp.vertex.agent.llm_response")
+_INDEXED = ("gen_ai.prompt.", "gen_ai.completion.", "llm.input_messages.", "llm.output_messages.")
+"""Prefixes of messages flattened into ``prefix.{i}.field`` attributes (see :func:`indexed`)."""
 
 
 # --- attribute values ---------------------------------------------------------------------------
@@ -129,12 +133,15 @@ def decode_attributes(raw: Any, path: str) -> dict[str, Any]:
         raise BadField("attributes must be an object or a list of {key, value}", path)
     out: dict[str, Any] = {}
     for i, item in enumerate(raw):
-        if not isinstance(item, dict) or not isinstance(item.get("key"), str):
+        key = item.get("key") if item.__class__ is dict or isinstance(item, dict) else None
+        if key.__class__ is not str and not isinstance(key, str):
             raise BadField("attribute must be an object with a string key", f"{path}[{i}]")
         value = item.get("value")
-        if isinstance(value, dict):
+        if value.__class__ is dict and "stringValue" in value:  # the usual case, as any_value reads it
+            out[key] = value["stringValue"]
+        elif isinstance(value, dict):
             try:
-                out[item["key"]] = any_value(value)
+                out[key] = any_value(value)
             except BadField as exc:
                 raise BadField(exc.message, f"{path}[{i}].value.{exc.path}") from None
         elif "type" in item:
@@ -147,24 +154,28 @@ def decode_attributes(raw: Any, path: str) -> dict[str, Any]:
 # --- span fields ---------------------------------------------------------------------------------
 
 _ERROR_CODES = ("2", "ERROR", "STATUS_CODE_ERROR", "STATUSCODE.ERROR")
+STATUS_KEYS = frozenset({"status_code", "statusCode", "status_message", "statusMessage"})
+"""Status keys a span may have outside ``status``."""
 
 
 def lookup(span: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
     """(key, value) of the first of ``keys`` present; dotted keys look one level down."""
     for key in keys:
+        if key in span and "." not in key:  # a plain key; a dotted key is looked for one level down
+            return key, span[key]
         head, _, tail = key.partition(".")
         if tail:
             inner = span.get(head)
             if isinstance(inner, dict) and tail in inner:
                 return key, inner[tail]
-        elif key in span:
-            return key, span[key]
     return None, None
 
 
 def span_status(span: dict[str, Any]) -> tuple[bool, str | None]:
     """(is the status ERROR, its message) from ``status`` {code|status_code, message|description}."""
     status = span.get("status")
+    if not status and span.keys().isdisjoint(STATUS_KEYS):  # the usual case: no status, or {}
+        return False, None
     code: Any = span.get("status_code", span.get("statusCode"))
     message: Any = span.get("status_message", span.get("statusMessage"))
     if isinstance(status, dict):
@@ -190,19 +201,14 @@ def maybe_json(value: Any) -> Any:
     return value
 
 
-def _first(attrs: dict[str, Any], *keys: str) -> Any:
-    for key in keys:
-        if key in attrs:
-            return maybe_json(attrs[key])
-    return MISSING
-
-
 def indexed(attrs: dict[str, Any], prefix: str) -> list[Any] | None:
     """Flattened ``prefix.{i}.a.b`` attributes as a list ordered by ``i`` (nested indices become lists)."""
+    keys = [key for key in attrs if key.startswith(prefix)]
+    if not keys:  # the usual case: one pass in C over the keys
+        return None
     tree: dict[str, Any] = {}
-    for key, value in attrs.items():
-        if not key.startswith(prefix):
-            continue
+    for key in keys:
+        value = attrs[key]
         parts = key[len(prefix):].split(".")
         if not parts[0].isdigit():
             continue
@@ -255,31 +261,51 @@ def _event_messages(events: list[dict[str, Any]]) -> tuple[Any, Any]:
     return (inputs or MISSING), (outputs or MISSING)
 
 
+def _key_lists(vercel_in: tuple[str, ...], vercel_out: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Where each payload is looked for, in order (the Vercel AI SDK's keys last, on its spans only)."""
+    return {"tool_in": ("gen_ai.tool.call.arguments", "input.value", "tool.parameters", *_TOOL_IN, *vercel_in),
+            "tool_out": ("gen_ai.tool.call.result", "output.value", *_TOOL_OUT, *vercel_out),
+            "in": ("input.value", *vercel_in), "out": ("output.value", *vercel_out),
+            "llm_in": ("input.value", *_LLM_IN, *vercel_in), "llm_out": ("output.value", *_LLM_OUT, *vercel_out)}
+
+
+_KEYS = _key_lists((), ())
+_VERCEL_KEYS = _key_lists(*vercel_payload_keys({"ai.operationId": "ai.any"}))  # the keys of any ai.* span
+_IS_INDEXED = operator.methodcaller("startswith", _INDEXED)
+
+
+def _found(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The first of ``keys`` present, through :func:`maybe_json`; MISSING when none is."""
+    for key in keys:
+        if key in attrs:
+            return maybe_json(attrs[key])
+    return MISSING
+
+
 def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]]) -> tuple[Any, Any]:
     """The (input, output) of a span, each ``MISSING`` when no source gives it."""
-    vercel_in, vercel_out = vercel_payload_keys(attrs)
+    keys = _KEYS if vercel_type(attrs) is None else _VERCEL_KEYS
     if obs_type == "TOOL":
-        return (_first(attrs, "gen_ai.tool.call.arguments", "input.value", "tool.parameters", *_TOOL_IN,
-                       *vercel_in),
-                _first(attrs, "gen_ai.tool.call.result", "output.value", *_TOOL_OUT, *vercel_out))
-    if obs_type not in ("GENERATION", "AGENT"):
-        out = with_tool_calls(attrs, MISSING, _first(attrs, "output.value", *vercel_out))
-        return _first(attrs, "input.value", *vercel_in), out
-    inp = _first(attrs, "gen_ai.input.messages")
-    if inp is MISSING:
+        return _found(attrs, keys["tool_in"]), _found(attrs, keys["tool_out"])
+    if obs_type != "GENERATION" and obs_type != "AGENT":
+        return _found(attrs, keys["in"]), with_tool_calls(attrs, MISSING, _found(attrs, keys["out"]))
+    # Flattened messages are rare: one pass over the keys spares the four scans for them.
+    flat = any(map(_IS_INDEXED, attrs))
+    inp = maybe_json(attrs["gen_ai.input.messages"]) if "gen_ai.input.messages" in attrs else MISSING
+    if inp is MISSING and flat:
         inp = indexed(attrs, "gen_ai.prompt.") or MISSING
-    if inp is MISSING:
+    if inp is MISSING and flat:
         inp = _openinference_messages(attrs, "llm.input_messages.")
     if inp is MISSING:
-        inp = _first(attrs, "input.value", *_LLM_IN, *vercel_in)
-    out = _first(attrs, "gen_ai.output.messages")
-    if out is MISSING:
+        inp = _found(attrs, keys["llm_in"])
+    out = maybe_json(attrs["gen_ai.output.messages"]) if "gen_ai.output.messages" in attrs else MISSING
+    if out is MISSING and flat:
         out = indexed(attrs, "gen_ai.completion.") or MISSING
-    if out is MISSING:
+    if out is MISSING and flat:
         out = _openinference_messages(attrs, "llm.output_messages.")
     if out is MISSING:
-        out = with_tool_calls(attrs, MISSING, _first(attrs, "output.value", *_LLM_OUT, *vercel_out))
-    if inp is MISSING or out is MISSING:
+        out = with_tool_calls(attrs, MISSING, _found(attrs, keys["llm_out"]))
+    if (inp is MISSING or out is MISSING) and events:
         event_in, event_out = _event_messages(events)
         inp = event_in if inp is MISSING else inp
         out = event_out if out is MISSING else out
@@ -332,10 +358,13 @@ def _number(value: Any) -> int | float | None:
 
 def usage(attrs: dict[str, Any]) -> dict[str, int | float] | None:
     """Token usage ``{input, output, total}`` with only the keys present; None when there is none."""
+    if attrs.keys().isdisjoint(_USAGE_ANY):  # most spans are not model calls: one check in C
+        return None
     out: dict[str, int | float] = {}
     for field, keys in _USAGE_KEYS.items():
         for key in keys:
-            number = _number(attrs.get(key))
+            value = attrs.get(key)
+            number = None if value is None else _number(value)
             if number is not None:
                 out[field] = number
                 break

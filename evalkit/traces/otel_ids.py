@@ -9,12 +9,19 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from evalkit.traces.tree import iso_from_unix_nanos
-
 _HEX = re.compile(r"[0-9a-fA-F]+")
+_IS_HEX = _HEX.fullmatch
+HEX_DIGITS = "0123456789abcdefABCDEF"
+_UNIX_EPOCH = datetime(1970, 1, 1)
+# The ISO text of whole seconds already formatted: spans of one export share their seconds, and
+# formatting a datetime costs more than the rest of a span's times. Cleared when it grows past the limit.
+_SECONDS: dict[int, str] = {}
+_SECONDS_KEPT = 4096
+_HEADS: dict[str, str] = {}
+"""The same, keyed by the digits of the seconds (the nanosecond text but its last nine digits)."""
 
 
 class BadField(ValueError):
@@ -34,6 +41,8 @@ class LossyNumber(BadField):
 
 def normalize_id(value: Any, width: int, path: str) -> str | None:
     """A hex id: hex strings as given, ``0x`` hex padded, base64 decoded, decimal integers formatted."""
+    if value.__class__ is str and _IS_HEX(value):  # the usual case, first: a plain hex id
+        return value
     if value is None or value == "":
         return None
     if isinstance(value, float) and value.is_integer():
@@ -57,20 +66,77 @@ def normalize_id(value: Any, width: int, path: str) -> str | None:
     return raw.hex() if len(raw) in (8, 16) else text
 
 
+def is_hex(text: str) -> bool:
+    """True for a non-empty string of hex digits (an id ``normalize_id`` keeps as given)."""
+    return bool(text) and not text.strip(HEX_DIGITS)  # as _HEX.fullmatch, without the regex machinery
+
+
+def _head(seconds_text: str) -> str | None:
+    """The ISO text of the whole seconds a decimal string of Unix seconds names (as ``_iso`` writes them);
+    None when out of range."""
+    head = _HEADS.get(seconds_text)
+    if head is None:
+        try:
+            head = (_UNIX_EPOCH + timedelta(seconds=int(seconds_text))).isoformat()
+        except (OverflowError, ValueError):
+            return None
+        if len(_HEADS) >= _SECONDS_KEPT:
+            _HEADS.clear()
+        _HEADS[seconds_text] = head
+    return head
+
+
+def plain_time(value: Any) -> str | None:
+    """The ISO time of a decimal string of Unix nanoseconds, as ``time_from_nanos`` gives it; None for
+    any other value (absent, another spelling, or one ``time_from_nanos`` would refuse)."""
+    if value.__class__ is not str or not value.isdigit():
+        return None
+    if len(value) >= 10 and value.isascii():  # at least whole seconds: the digits are the fields
+        head = _head(value[:-9])
+        return None if head is None else f"{head}.{value[-9:-3]}Z"
+    try:
+        return _iso(value, "")
+    except BadField:
+        return None
+
+
+def plain_start(value: Any) -> tuple[str, int] | None:
+    """(ISO time, ``tree.start_key`` of it) of a decimal string of Unix nanoseconds, as ``time_from_nanos``
+    and ``tree.start_key`` give them, without reading the text back; None for any other value (absent,
+    "0", another spelling, or one ``time_from_nanos`` would refuse)."""
+    if value.__class__ is not str or len(value) < 10 or not value.isdigit() or not value.isascii():
+        time = plain_time(value)
+        return None if time is None else (time, int(value) // 1000)
+    head = _head(value[:-9])
+    return None if head is None else (f"{head}.{value[-9:-3]}Z", int(value[:-3]))
+
+
 def is_null_id(value: str | None) -> bool:
     """True for an absent or all-zero parent id."""
-    return not value or set(value) == {"0"}
+    return not value or not value.strip("0")
 
 
 def _iso(nanos: int | str, path: str) -> str | None:
+    """``evalkit.traces.tree.iso_from_unix_nanos`` (the same text, the same errors), with the whole
+    seconds formatted once: integer arithmetic, so exact for any nanosecond count."""
+    if nanos in (None, "", 0, "0"):
+        return None
     try:
-        return iso_from_unix_nanos(nanos)
+        seconds, micros = divmod(int(nanos) // 1000, 1_000_000)
+        head = _SECONDS.get(seconds)
+        if head is None:
+            if len(_SECONDS) >= _SECONDS_KEPT:
+                _SECONDS.clear()
+            head = _SECONDS[seconds] = (_UNIX_EPOCH + timedelta(seconds=seconds)).isoformat()
     except (OverflowError, ValueError):
         raise BadField(f"time out of range: {str(nanos)[:40]} (Unix nanoseconds)", path) from None
+    return f"{head}.{micros:06d}Z"
 
 
 def time_from_nanos(value: Any, path: str) -> str | None:
     """ISO time from Unix nanoseconds (number or digit string), or an ISO string kept as given."""
+    if value.__class__ is str and value.isdigit():  # the usual case, first: OTLP's decimal string
+        return _iso(value, path)
     if value is None or value == "":
         return None
     if isinstance(value, bool):

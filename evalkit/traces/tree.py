@@ -35,25 +35,35 @@ def utc_micros(value: str | None) -> int | None:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
-def _time_key(value: str | None) -> int:
+def start_key(value: str | None) -> int:
+    """The sort key ``order_observations`` gives a start time: its microseconds since the Unix epoch,
+    after every time when absent or unreadable."""
     micros = utc_micros(value)
     return _MISSING if micros is None else micros
 
 
-def order_observations(observations: Sequence[ObsT]) -> list[ObsT]:
+def order_observations(observations: Sequence[ObsT], start_keys: Sequence[int] | None = None) -> list[ObsT]:
     """Depth-first, parents before children, siblings by (start time, source position).
 
     Cycles in parent ids (a corrupt export) cannot hide observations: whatever the walk from the
     roots does not reach is appended in source order.
+
+    Args:
+        observations: the observations (anything with ``id``, ``parent_id`` and ``start_time``).
+        start_keys: ``start_key(o.start_time)`` of each, when the caller has them already.
     """
-    ids = {o.id for o in observations}
+    ids = [o.id for o in observations]
+    present = set(ids)
     children: dict[str | None, list[int]] = {}
     for i, o in enumerate(observations):
-        parent = o.parent_id if o.parent_id in ids and o.parent_id != o.id else None
+        parent = o.parent_id
+        if parent not in present or parent == ids[i]:
+            parent = None
         children.setdefault(parent, []).append(i)
-    keys = [_time_key(o.start_time) for o in observations]
+    keys = [start_key(o.start_time) for o in observations] if start_keys is None else start_keys
     for kids in children.values():
-        kids.sort(key=lambda i: (keys[i], i))
+        # Indices were appended in source order and the sort is stable: ties keep the source's order.
+        kids.sort(key=keys.__getitem__)
     out: list[int] = []
     seen: set[int] = set()
     stack = list(reversed(children.get(None, [])))
@@ -63,7 +73,7 @@ def order_observations(observations: Sequence[ObsT]) -> list[ObsT]:
             continue
         seen.add(i)
         out.append(i)
-        stack.extend(reversed(children.get(observations[i].id, [])))
+        stack.extend(reversed(children.get(ids[i], [])))
     out.extend(i for i in range(len(observations)) if i not in seen)
     return [observations[i] for i in out]
 

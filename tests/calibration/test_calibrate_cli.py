@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import pytest
 
@@ -108,6 +109,10 @@ def _runs(path, verdicts, *, judge="sha256:judge-a", model="m-1", repeat=0):
     return _write(path, rows)
 
 
+def _records(path) -> list[dict]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines()]
+
+
 def _unlabeled(tmp_path, name="unlabeled.jsonl"):
     records = [_verdict(f"u{i}", "pass" if i % 3 else "fail") for i in range(30)]
     return _write(tmp_path / name, records), records
@@ -115,7 +120,7 @@ def _unlabeled(tmp_path, name="unlabeled.jsonl"):
 
 def test_verdicts_from_another_judge_are_reported_uncalibrated_not_corrected(files, tmp_path, capsys):
     labels, verdicts = files
-    _runs(tmp_path / "verdicts.runs.jsonl", [json.loads(x) for x in open(verdicts)])
+    _runs(tmp_path / "verdicts.runs.jsonl", _records(verdicts))
     unlabeled, records = _unlabeled(tmp_path)
     _runs(tmp_path / "unlabeled.runs.jsonl", records, judge="sha256:judge-b")
     assert _run(["--labels", labels, "--verdicts", verdicts, "--unlabeled", unlabeled, "--json"]) == 0
@@ -131,18 +136,18 @@ def test_verdicts_from_another_judge_are_reported_uncalibrated_not_corrected(fil
 
 def test_a_saved_validation_expires_when_the_labels_or_the_model_change(files, tmp_path, capsys):
     labels, verdicts = files
-    _runs(tmp_path / "verdicts.runs.jsonl", [json.loads(x) for x in open(verdicts)])
+    _runs(tmp_path / "verdicts.runs.jsonl", _records(verdicts))
     saved = str(tmp_path / "validation.json")
     assert _run(["--labels", labels, "--verdicts", verdicts, "--save-validation", saved, "--json"]) == 0
     first = json.loads(capsys.readouterr().out)
-    assert json.load(open(saved))["binding"]["judgeModel"] == "m-1"
+    assert json.loads(Path(saved).read_text())["binding"]["judgeModel"] == "m-1"
     assert _run(["--labels", labels, "--verdicts", verdicts, "--validation", saved, "--json"]) == 0
     again = json.loads(capsys.readouterr().out)
     assert again["calibration"]["status"] == "calibrated"
     assert again["correctedPassRate"] == first["correctedPassRate"]
     assert _run(["--labels", labels, "--verdicts", verdicts, "--validation", saved, "--policy-version", "2"]) == 0
     assert "applies     uncalibrated: calibration expired: policyVersion '1' -> '2'" in capsys.readouterr().out
-    _runs(tmp_path / "verdicts.runs.jsonl", [json.loads(x) for x in open(verdicts)], model="m-2")
+    _runs(tmp_path / "verdicts.runs.jsonl", _records(verdicts), model="m-2")
     assert _run(["--labels", labels, "--verdicts", verdicts, "--validation", saved, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert "judgeModel" in out["calibration"]["changed"] and out["correctedPassRate"]["theta"] is None
@@ -165,7 +170,7 @@ def test_lower_bound_gate_refuses_a_judge_whose_interval_reaches_below_the_thres
 
 def test_repeated_verdicts_give_judge_noise_and_a_wider_interval(files, tmp_path, capsys):
     labels, verdicts = files
-    base = [json.loads(x) for x in open(verdicts)]
+    base = _records(verdicts)
     unlabeled, records = _unlabeled(tmp_path)
     flipped = [dict(r, result="pass" if r["result"] == "fail" and i % 2 else r["result"]) for i, r in enumerate(records)]
     runs = tmp_path / "unlabeled.runs.jsonl"
