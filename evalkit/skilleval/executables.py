@@ -45,6 +45,10 @@ class BoundExecutable:
     path: Path
     sha256: str
     found_on_path: bool = False
+    interpreter: Path | None = None
+    """For a script starting ``#!/usr/bin/env NAME``: the interpreter NAME resolved once when the script was
+    bound (on the PATH of the run's caller), so the scrubbed PATH can hold its folder and the script runs
+    on any machine, wherever its interpreter is installed (``/usr/bin`` or ``/usr/local/bin``)."""
 
     def verify(self) -> None:
         """Digest the file again; raise when it changed or vanished since it was bound.
@@ -102,7 +106,20 @@ def bind(name: str, given: str | None = None) -> BoundExecutable:
         raise InputError(f"executable {name!r}: {exc.strerror or exc}", file=str(where)) from None
     if not stat.S_ISREG(mode) or not os.access(path, os.X_OK):
         raise InputError(f"executable {name!r} is not an executable regular file", file=str(where))
-    return BoundExecutable(name, path, file_sha256(path), found_on_path)
+    return BoundExecutable(name, path, file_sha256(path), found_on_path, _env_interpreter(path))
+
+
+def _env_interpreter(path: Path) -> Path | None:
+    """The interpreter of a ``#!/usr/bin/env NAME`` script, resolved now; None for anything else."""
+    with path.open("rb") as f:
+        first = f.readline(256)
+    if not first.startswith(b"#!"):
+        return None
+    parts = first[2:].decode("utf-8", "replace").split()
+    if len(parts) < 2 or Path(parts[0]).name != "env" or parts[1].startswith("-"):
+        return None
+    found = shutil.which(parts[1])
+    return Path(os.path.realpath(found)).parent if found else None
 
 
 def bind_all(names: Iterable[str], given: Mapping[str, str], option: str = "--bin") -> dict[str, BoundExecutable]:
@@ -118,7 +135,8 @@ def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[st
     """The whole environment a sandbox command gets: nothing is inherited but ``extra``.
 
     ``PATH`` holds only the folders of the bound programs (so a program one of them starts finds its
-    bound sibling), ``HOME`` is the sandbox, text is UTF-8 in the C locale, time is UTC, and Git runs
+    bound sibling), then the folders of the interpreters their ``#!/usr/bin/env`` lines name (resolved when
+    they were bound), ``HOME`` is the sandbox, text is UTF-8 in the C locale, time is UTC, and Git runs
     with a fixed identity, fixed dates and :data:`GIT_CONFIG` (no system or user configuration).
     """
     folders: list[str] = []
@@ -126,6 +144,9 @@ def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[st
         folder = str(executable.path.parent)
         if folder not in folders:
             folders.append(folder)
+    for executable in sorted(bound, key=lambda b: b.name):
+        if executable.interpreter is not None and str(executable.interpreter) not in folders:
+            folders.append(str(executable.interpreter))
     env = {"PATH": os.pathsep.join(folders), "HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
            "TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
            "GIT_OPTIONAL_LOCKS": "0", **GIT_IDENTITY, "GIT_CONFIG_COUNT": str(len(GIT_CONFIG))}

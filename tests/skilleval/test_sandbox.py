@@ -161,3 +161,24 @@ def test_binding_resolves_symlinks_and_refuses_non_executables(tmp_path):
         parse_bindings(["notekeep"])
     with pytest.raises(InputError, match="given twice"):
         parse_bindings(["a=/x", "a=/y"])
+
+
+def test_a_script_run_through_env_finds_its_interpreter_wherever_it_is_installed(tmp_path, monkeypatch):
+    """``#!/usr/bin/env NAME`` is resolved when the script is bound, so a scrubbed PATH still holds NAME's folder
+    (python3 lives in /usr/local/bin on some machines, /usr/bin on others)."""
+    interp_dir, tool_dir, home = tmp_path / "interp", tmp_path / "tool", tmp_path / "home"
+    for d in (interp_dir, tool_dir, home):
+        d.mkdir()
+    interp = interp_dir / "myinterp"
+    interp.write_text("#!/bin/sh\necho \"interpreted $1\"\n")
+    tool = tool_dir / "mytool"
+    tool.write_text("#!/usr/bin/env myinterp\n")
+    for f in (interp, tool):
+        f.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{interp_dir}{os.pathsep}{os.environ['PATH']}")
+    bound = bind("mytool", str(tool))
+    assert bound.interpreter == interp_dir.resolve()
+    env = scrubbed_env([bound], home)
+    assert env["PATH"].split(os.pathsep) == [str(tool_dir.resolve()), str(interp_dir.resolve())]
+    result = run_bound(bound, ["mytool", "x"], cwd=home, env=env, timeout=20)
+    assert result.exit_code == 0 and result.stdout.decode().startswith("interpreted")
