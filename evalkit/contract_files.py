@@ -173,8 +173,11 @@ def read_model(path: str | Path, model: type[M]) -> M:
     return obj
 
 
-def iter_models(path: str | Path, model: type[M], fmt: str | None = None) -> Iterator[M]:
-    """Every record of a JSONL, JSON or YAML file as ``model``; a JSON array holds one per item.
+def iter_located_models(path: str | Path, model: type[M],
+                        fmt: str | None = None) -> Iterator[tuple[M, int | None, str]]:
+    """Every record of a JSONL, JSON or YAML file as ``(model, line, prefix)``: where it stands, for errors
+    about it that only its reader can find (a duplicate id); ``prefix`` is ``[i]`` for the items of a
+    JSON array, else empty.
 
     JSONL files are read line by line, never whole. ``fmt`` (json, jsonl, yaml) overrides the
     format the extension implies.
@@ -189,12 +192,19 @@ def iter_models(path: str | Path, model: type[M], fmt: str | None = None) -> Ite
     for record in records:
         many = isinstance(record.value, list)
         for i, item in enumerate(record.value if many else [record.value]):
-            obj, problems = validate_value(model, item, file=file, line=record.line,
-                                           prefix=f"[{i}]" if many else "")
+            prefix = f"[{i}]" if many else ""
+            obj, problems = validate_value(model, item, file=file, line=record.line, prefix=prefix)
             if problems:
                 raise problems[0]
             assert obj is not None
-            yield obj
+            yield obj, record.line, prefix
+
+
+def iter_models(path: str | Path, model: type[M], fmt: str | None = None) -> Iterator[M]:
+    """Every record of a JSONL, JSON or YAML file as ``model``; a JSON array holds one per item
+    (see :func:`iter_located_models`)."""
+    for obj, _, _ in iter_located_models(path, model, fmt):
+        yield obj
 
 
 def read_models(path: str | Path, model: type[M], fmt: str | None = None) -> list[M]:

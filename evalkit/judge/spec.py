@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalkit.contract_files import validate_value
+from evalkit.contract_files import iter_located_models
 from evalkit.contracts.judge import JudgeSpec
 from evalkit.errors import InputError
-from evalkit.io.documents import read_records
 
 
 def read_judge_specs(path: str | Path) -> list[JudgeSpec]:
@@ -20,21 +19,14 @@ def read_judge_specs(path: str | Path) -> list[JudgeSpec]:
     file = str(path)
     specs: list[JudgeSpec] = []
     first_line: dict[str, int | None] = {}
-    for record in read_records(path):
-        many = isinstance(record.value, list)
-        for i, item in enumerate(record.value if many else [record.value]):
-            spec, problems = validate_value(JudgeSpec, item, file=file, line=record.line,
-                                            prefix=f"[{i}]" if many else "")
-            if problems:
-                raise problems[0]
-            assert spec is not None
-            if spec.id in first_line:
-                where = f" (line {first_line[spec.id]})" if first_line[spec.id] else ""
-                raise InputError(f"criterion {spec.id!r} already has a spec{where}", file=file,
-                                 line=record.line, path=f"[{i}].id" if many else "id")
-            first_line[spec.id] = record.line
-            spec._source = (file, record.line)
-            specs.append(spec)
+    for spec, line, prefix in iter_located_models(path, JudgeSpec):
+        if spec.id in first_line:
+            where = f" (line {first_line[spec.id]})" if first_line[spec.id] else ""
+            raise InputError(f"criterion {spec.id!r} already has a spec{where}", file=file,
+                             line=line, path=f"{prefix}.id" if prefix else "id")
+        first_line[spec.id] = line
+        spec._source = (file, line)
+        specs.append(spec)
     if not specs:
         raise InputError("no judge spec found", file=file)
     return specs
