@@ -53,7 +53,8 @@ STAGE_SEAL_DOMAIN = b"evalkit-skill-eval-stage-v1\x00"
 _GIT_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
 _SESSION_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-_LOCAL_PATH = re.compile(r"(?i)(^|[\s(\[=:'\"])(/|~/|~\\|[a-z]:[\\/]|\\\\)")
+LOCAL_PATH = re.compile(r"(?i)(^|[\s(\[=:'\"])(/|~/|~\\|[a-z]:[\\/]|\\\\)")
+"""The safe-summary rule: a string matching this names a local path (absolute, ``~``, drive or UNC) and is refused."""
 
 
 def check_summary(text: str, at: str) -> None:
@@ -64,7 +65,7 @@ def check_summary(text: str, at: str) -> None:
         raise ValueError(f"{at}: must not contain a NUL character")
     if "raw/" in text:
         raise ValueError(f"{at}: must not point into raw evidence ('raw/')")
-    if _LOCAL_PATH.search(text):
+    if LOCAL_PATH.search(text):
         raise ValueError(f"{at}: must not contain a producer-local absolute or home path")
 
 

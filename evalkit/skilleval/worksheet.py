@@ -201,7 +201,7 @@ def render_worksheet(stage: SkillEvalStage, evidence: Mapping[tuple[str, str], A
     data = {
         "storageKey": worksheet_key(stage.seal),
         "session": report.session_id,
-        "unsafe": skilleval_report._LOCAL_PATH.pattern.removeprefix("(?i)"),
+        "unsafe": skilleval_report.LOCAL_PATH.pattern.removeprefix("(?i)"),
         "cases": [{"id": v["case"].case_id, "choices": v["choices"]} for v in views],
     }
     template = _environment().get_template("worksheet.html.j2")
