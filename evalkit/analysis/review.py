@@ -18,8 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import jinja2
-
 from evalkit.analysis.store import labels_of, latest
 from evalkit.analysis.taxonomy import check_modes
 from evalkit.analysis.transcript import transcript
@@ -28,6 +26,7 @@ from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
+from evalkit.report import page_environment
 
 STORAGE_PREFIX = "evalkit-review:"
 
@@ -36,13 +35,6 @@ def review_key(trace_ids: Sequence[str]) -> str:
     """The localStorage key of a review page: a digest of its trace ids, so two pages never share labels."""
     digest = hashlib.sha256("\n".join(trace_ids).encode("utf-8")).hexdigest()
     return STORAGE_PREFIX + digest[:16]
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("evalkit.analysis", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-    )
 
 
 def _mode_tags(taxonomy: Taxonomy | None, labels: Sequence[Annotation]) -> list[dict[str, Any]]:
@@ -108,7 +100,7 @@ def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] 
         "preloaded": _preloaded(labels, set(ids)),
         "traces": [_trace_payload(t, hide_metadata) for t in traces],
     }
-    template = _environment().get_template("review.html.j2")
+    template = page_environment("evalkit.analysis").get_template("review.html.j2")
     return template.render(title=title or f"{len(traces)} traces", count=len(traces), data=script_json(data))
 
 

@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from evalkit.cli.annotations import read_annotations, read_taxonomy_option
+from evalkit.cli.parsers import add_command_group
 from evalkit.cli.words import plural
 from evalkit.errors import InputError
 
@@ -89,9 +90,8 @@ def add_analysis_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``analysis rates|saturation|agreement`` to the ``evalkit`` command."""
     from evalkit.analysis import SATURATION_WINDOW
 
-    analysis = sub.add_parser("analysis", help="failure-mode rates, saturation and annotator agreement",
-                              description="Analyse an annotation store (JSONL of annotations).")
-    asub = analysis.add_subparsers(dest="analysis_command", metavar="COMMAND", required=True)
+    asub = add_command_group(sub, "analysis", help="failure-mode rates, saturation and annotator agreement",
+                             description="Analyse an annotation store (JSONL of annotations).")
     p = asub.add_parser("rates", help="failure rate per mode with Wilson intervals, most frequent first",
                         description="The share of reviewed traces showing each failure mode (latest label per "
                                     "trace; defer left out), with Wilson score intervals.")

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from evalkit.cli.parsers import add_command_group
 from evalkit.errors import InputError
 
 
@@ -114,29 +115,29 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 def add_dataset_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``dataset expand|merge|derive|check`` to the ``evalkit`` command."""
-    p = sub.add_parser("dataset", help="grow and check the subject's suite of test cases",
-                       description="The suite is append-only: a case once written stays unchanged; merge "
-                                   "adds new ids, drops near-duplicates (each one reported) and bumps the "
-                                   "version. SUBJECT is a subject file naming dataset:, or the suite file.")
-    groups = p.add_subparsers(dest="dataset_command", metavar="ACTION", required=True)
+    commands = add_command_group(sub, "dataset", help="grow and check the subject's suite of test cases",
+                                 description="The suite is append-only: a case once written stays unchanged; "
+                                             "merge adds new ids, drops near-duplicates (each one reported) and "
+                                             "bumps the version. SUBJECT is a subject file naming dataset:, or "
+                                             "the suite file.")
 
-    e = groups.add_parser("expand", help="print every dimension tuple (JSONL), or those no case realises")
+    e = commands.add_parser("expand", help="print every dimension tuple (JSONL), or those no case realises")
     e.add_argument("subject", metavar="SUBJECT")
     e.add_argument("--missing", action="store_true", help="only the tuples no case realises yet")
     e.set_defaults(func=_cmd_expand)
 
-    m = groups.add_parser("merge", help="append new cases from a file (a suite file or case records)")
+    m = commands.add_parser("merge", help="append new cases from a file (a suite file or case records)")
     m.add_argument("subject", metavar="SUBJECT")
     m.add_argument("cases_file", metavar="CASES_FILE")
     m.set_defaults(func=_cmd_merge)
 
-    d = groups.add_parser("derive", help="derive cases from past traces and their human labels, and merge them")
+    d = commands.add_parser("derive", help="derive cases from past traces and their human labels, and merge them")
     d.add_argument("subject", metavar="SUBJECT")
     d.add_argument("traces", metavar="TRACES")
     d.add_argument("--labels", required=True, metavar="LABELS", help="human labels (pass/fail per trace)")
     d.add_argument("--only", nargs="+", metavar="OUTCOME", help="keep only these outcomes, e.g. --only fail")
     d.set_defaults(func=_cmd_derive)
 
-    c = groups.add_parser("check", help="check ids, duplicates and tuple values; exit 1 on a problem")
+    c = commands.add_parser("check", help="check ids, duplicates and tuple values; exit 1 on a problem")
     c.add_argument("subject", metavar="SUBJECT_OR_DATASET")
     c.set_defaults(func=_cmd_check)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 
+from evalkit.cli.parsers import add_command_group, add_subject_run_arguments
+
 STOPPED_EXIT = 4
 """Exit code of ``edd run`` when the loop stopped short of full green."""
 
@@ -48,9 +50,15 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def add_edd_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``edd run``, ``edd status`` and ``edd history`` to the ``evalkit`` command."""
-    p = sub.add_parser("edd", help="the bounded eval-driven-development loop: evaluate, request, re-evaluate")
-    groups = p.add_subparsers(dest="edd_command", metavar="ACTION", required=True)
-    r = groups.add_parser(
+    from evalkit.contracts.edd import (
+        DEFAULT_MAX_SWINGS,
+        DEFAULT_MAX_WALLCLOCK_MS,
+        DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT,
+    )
+
+    commands = add_command_group(sub, "edd",
+                                 help="the bounded eval-driven-development loop: evaluate, request, re-evaluate")
+    r = commands.add_parser(
         "run", help="run (or resume) the loop on a subject that names its remedy command",
         description="Evaluate the subject (variance swings with repeats until the repeats are stable, then "
                     "accuracy swings), hand a grounded change request to the subject's edd.remedy_command, "
@@ -58,16 +66,15 @@ def add_edd_parser(sub: argparse._SubParsersAction) -> None:
                     "wall clock, no-improvement streak, a failed or rejecting remedy). Everything is journaled "
                     "in DIR/edd-ledger.jsonl; running again on the same DIR resumes where it stopped. "
                     "Exit 0 on full green, 4 when it stopped short.")
-    r.add_argument("subject", metavar="SUBJECT.yaml")
-    r.add_argument("--out", required=True, metavar="DIR", help="the loop's folder (resumed when it has a ledger)")
-    r.add_argument("--max-swings", type=int, metavar="N", help="stop after N swings (default 6)")
-    r.add_argument("--max-minutes", type=float, metavar="M", help="stop after M minutes of wall clock (default 30)")
-    r.add_argument("--streak", type=int, metavar="K", help="stop after K swings without improvement (default 2)")
-    r.add_argument("--concurrency", type=int, default=2, metavar="N", help="agent processes at once (default 2)")
-    r.add_argument("--case", nargs="+", metavar="ID", help="only these case ids")
+    add_subject_run_arguments(r, out_help="the loop's folder (resumed when it has a ledger)", concurrency=2)
+    r.add_argument("--max-swings", type=int, metavar="N", help=f"stop after N swings (default {DEFAULT_MAX_SWINGS})")
+    r.add_argument("--max-minutes", type=float, metavar="M",
+                   help=f"stop after M minutes of wall clock (default {DEFAULT_MAX_WALLCLOCK_MS // 60000})")
+    r.add_argument("--streak", type=int, metavar="K",
+                   help=f"stop after K swings without improvement (default {DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT})")
     r.set_defaults(func=_cmd_run)
     for name, text in (("status", "where a loop is, or why it stopped, one line per swing"),
                        ("history", "every swing: pass rates with intervals, the request and the reply")):
-        s = groups.add_parser(name, help=text, description=text)
+        s = commands.add_parser(name, help=text, description=text)
         s.add_argument("dir", metavar="DIR")
         s.set_defaults(func=_cmd_status)

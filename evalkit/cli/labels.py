@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from evalkit.cli.annotations import read_taxonomy_option
+from evalkit.cli.parsers import add_command_group
 from evalkit.cli.words import plural
 from evalkit.errors import InputError
 
@@ -42,9 +43,8 @@ def add_labels_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``labels import`` to the ``evalkit`` command."""
     from evalkit.cli.verdicts import add_table_options
 
-    labels = sub.add_parser("labels", help="bring review-page exports or tables of human labels into a store",
-                            description="Manage the append-only annotation store and human-label files.")
-    lsub = labels.add_subparsers(dest="labels_command", metavar="COMMAND", required=True)
+    lsub = add_command_group(sub, "labels", help="bring review-page exports or tables of human labels into a store",
+                             description="Manage the append-only annotation store and human-label files.")
     p = lsub.add_parser("import", help="append a review export, or a CSV/JSONL table of labels, to a store",
                         description="Check a review page's export against its contract and append its "
                                     "annotations to the store; records equal to the latest stored ones are "

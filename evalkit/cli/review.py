@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from evalkit.cli.annotations import read_annotations, read_taxonomy_option
+from evalkit.cli.parsers import add_command_group, add_trace_format_option
 from evalkit.cli.paths import refuse_output_over_input
 from evalkit.cli.words import plural
 
@@ -27,11 +28,8 @@ def _cmd_review_build(args: argparse.Namespace) -> int:
 
 def add_review_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``review build`` to the ``evalkit`` command."""
-    from evalkit.traces import FORMATS
-
-    review = sub.add_parser("review", help="build a self-contained HTML page for labelling traces",
-                            description="Review traces in a browser, offline.")
-    rsub = review.add_subparsers(dest="review_command", metavar="COMMAND", required=True)
+    rsub = add_command_group(sub, "review", help="build a self-contained HTML page for labelling traces",
+                             description="Review traces in a browser, offline.")
     p = rsub.add_parser("build", help="write review.html for a trace file",
                         description="Write one self-contained HTML file: each trace readable, pass/fail/defer, "
                                     "notes, failure-mode tags, keyboard shortcuts, autosave in the browser and "
@@ -43,6 +41,6 @@ def add_review_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--title", help="page title (default: the trace file's name)")
     p.add_argument("--hide-metadata", action="append", metavar="KEY",
                    help="leave this trace metadata field off the page (repeatable), e.g. ground truth")
-    p.add_argument("--format", choices=["auto", *FORMATS], default="auto", help="trace format (default: sniffed)")
+    add_trace_format_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.set_defaults(func=_cmd_review_build)

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import argparse
 
+from evalkit.cli.parsers import add_command_group
+
 
 def add_skilleval_parser(sub: argparse._SubParsersAction) -> None:
     from evalkit.cli import skilleval_checks, skilleval_run, skilleval_worksheet
 
-    group = sub.add_parser(
-        "skill-eval", help="evaluate a release of packaged Agent Skills (lint, validate, run, review, report)",
+    commands = add_command_group(
+        sub, "skill-eval", help="evaluate a release of packaged Agent Skills (lint, validate, run, review, report)",
         description="Evaluate candidate skill bytes against the prior release: lint the skills, validate the case "
                     "registry, run each case's arms in sandboxes, stop for a human worksheet, then resume from "
                     "the sealed stage into a release report.")
-    commands = group.add_subparsers(dest="skilleval_command", metavar="COMMAND")
     skilleval_checks.add_commands(commands)
     skilleval_run.add_commands(commands)
     skilleval_worksheet.add_commands(commands)

@@ -7,11 +7,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalkit.cli.parsers import add_command_group, add_trace_format_option
 from evalkit.errors import InputError
 
 if TYPE_CHECKING:
-    from evalkit.traces.chat_mapping import ChatMapping
-    from evalkit.traces.report import ImportReport
+    from evalkit.traces import ChatMapping, ImportReport
 
 
 class _EmptySources(Exception):
@@ -20,7 +20,7 @@ class _EmptySources(Exception):
 
 def _chat_mapping(args: argparse.Namespace) -> ChatMapping:
     """The chat mapping of ``--mapping FILE`` with the command-line options laid over it."""
-    from evalkit.traces.chat_mapping import ChatMapping, chat_mapping_from_options, load_chat_mapping
+    from evalkit.traces import ChatMapping, chat_mapping_from_options, load_chat_mapping
 
     base = load_chat_mapping(args.mapping) if args.mapping else ChatMapping()
     return base.merged(chat_mapping_from_options(messages_key=args.messages_key, id_key=args.id_key,
@@ -32,14 +32,18 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     from evalkit.io.atomic import atomic_write_text, check_writable, terminate_as_exit
     from evalkit.io.canonical import canonical_line
-    from evalkit.traces.formats import SkippedRecord, iter_traces
-    from evalkit.traces.native import write_jsonl, write_parquet
-    from evalkit.traces.report import ImportReport
+    from evalkit.traces import (
+        ImportReport,
+        SkippedRecord,
+        iter_traces,
+        partition_key,
+        write_dataset,
+        write_jsonl,
+        write_parquet,
+    )
 
     out = Path(args.out)
     if args.partition_by is not None:
-        from evalkit.traces import partition_key
-
         partition_key(args.partition_by)  # before reading anything, like the checks of a file below
         if out.exists() and not out.is_dir():
             raise InputError("--partition-by writes a folder of Parquet files, and this is a file; give a "
@@ -84,8 +88,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
     writer = write_parquet if out.suffix.lower() == ".parquet" else write_jsonl
     if args.partition_by is not None:
-        from evalkit.traces import write_dataset
-
         def writer(traces, out):
             return write_dataset(traces, out, args.partition_by, overwrite=args.overwrite)
     try:
@@ -147,9 +149,7 @@ def _print_stats(stats: dict) -> None:
 
 def _cmd_stats(args: argparse.Namespace) -> int:
     from evalkit.io.canonical import canonical_dumps
-    from evalkit.traces import is_trace_dataset
-    from evalkit.traces.formats import iter_traces
-    from evalkit.traces.frame import to_frame, trace_stats
+    from evalkit.traces import is_trace_dataset, iter_traces, stats_json, to_frame, trace_stats
 
     if is_trace_dataset(args.file):  # a partitioned dataset: streamed queries, never every trace in memory
         if args.format not in ("auto", "evalkit"):
@@ -160,8 +160,6 @@ def _cmd_stats(args: argparse.Namespace) -> int:
         traces = list(iter_traces(args.file, args.format))
         stats = trace_stats(to_frame(traces), n_traces=len(traces))
     if args.json:
-        from evalkit.traces import stats_json
-
         sys.stdout.write(canonical_dumps(stats_json(stats)))
     else:
         _print_stats(stats)
@@ -169,18 +167,15 @@ def _cmd_stats(args: argparse.Namespace) -> int:
 
 
 def add_traces_parser(sub: argparse._SubParsersAction) -> None:
-    from evalkit.traces.formats import FORMATS
-
-    formats = ["auto", *FORMATS]
-    traces = sub.add_parser("traces", help="import traces from any source; summarise them",
-                            description="Import traces into evalkit's format, or summarise a trace file.")
-    tsub = traces.add_subparsers(dest="traces_command", metavar="COMMAND", required=True)
+    """Add ``traces import`` and ``traces stats`` to the ``evalkit`` command."""
+    tsub = add_command_group(sub, "traces", help="import traces from any source; summarise them",
+                             description="Import traces into evalkit's format, or summarise a trace file.")
 
     p = tsub.add_parser("import", help="convert trace files into one native .jsonl or .parquet file",
                         description="Read Langfuse exports, OpenTelemetry (OTLP JSON, span lists), OpenAI "
                                     "chat logs or evalkit files, and write them as one evalkit file.")
     p.add_argument("sources", nargs="+", metavar="SRC", help="trace files to read")
-    p.add_argument("--format", choices=formats, default="auto", help="source format (default: sniffed)")
+    add_trace_format_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="output file, .jsonl or .parquet (a folder "
                                                                 "with --partition-by)")
     p.add_argument("--partition-by", metavar="day|FIELD",
@@ -211,6 +206,6 @@ def add_traces_parser(sub: argparse._SubParsersAction) -> None:
                                     "and token distributions, error levels.")
     p.add_argument("file", metavar="FILE",
                    help="a trace file, or a dataset folder written with --partition-by")
-    p.add_argument("--format", choices=formats, default="auto", help="source format (default: sniffed)")
+    add_trace_format_option(p)
     p.add_argument("--json", action="store_true", help="print the statistics as JSON")
     p.set_defaults(func=_cmd_stats)

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from evalkit.cli.parsers import add_command_group
 from evalkit.cli.words import plural
 from evalkit.errors import InputError
 
@@ -112,9 +113,8 @@ def _cmd_verdicts_import(args: argparse.Namespace) -> int:
 
 def add_verdicts_parser(sub: argparse._SubParsersAction) -> None:
     """Add the ``verdicts`` command group to the ``evalkit`` command's subparsers."""
-    verdicts = sub.add_parser("verdicts", help="bring judge verdicts from other tools into CriterionVerdict JSONL",
-                              description="Judge verdicts from CSV, JSONL or JSON tables.")
-    vsub = verdicts.add_subparsers(dest="verdicts_command", metavar="COMMAND", required=True)
+    vsub = add_command_group(sub, "verdicts", help="bring judge verdicts from other tools into CriterionVerdict JSONL",
+                             description="Judge verdicts from CSV, JSONL or JSON tables.")
     p = vsub.add_parser(
         "import", help="read a CSV/JSONL/JSON table of judge results and append CriterionVerdict records",
         description="Map one column to pass/fail/uncertain (every other value must be mapped with --map) and "

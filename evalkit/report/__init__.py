@@ -1,32 +1,58 @@
 """Self-contained HTML reports: notebooks write summaries, the report renders them into one file.
 
 The charts and readable numbers a notebook puts in its summary are here too, so notebooks import
-them from this one place.
+them from this one place, and so is :func:`page_environment`, the Jinja set-up every evalkit page
+shares.
+
+Every name loads on first use: the charts need altair (about two seconds to import), and the commands
+that only render a page (``evalkit review build``, ``evalkit skill-eval worksheet``) or read a constant
+must not pay for it. ``from evalkit.report import X`` works as for any facade.
 """
 
-from evalkit.report.charts import (
-    bar_counts,
-    confusion_heatmap,
-    cooccurrence_heatmap,
-    distribution,
-    grouped_rates,
-    heatmap,
-    intervals,
-    lines,
-    share_bars,
-    stacked_bars,
-)
-from evalkit.report.html import (
-    INDEX_FILE,
-    MANIFEST_FILE,
-    NOTEBOOK_HTML,
-    render_report,
-    script_json,
-    write_report,
-)
-from evalkit.report.notebooks import notebook_to_html
-from evalkit.report.numbers import readable, readable_duration
-from evalkit.report.summary_builder import SUMMARY_FILE, SummaryBuilder
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from evalkit.facade import load_on_first_use
+
+if TYPE_CHECKING:
+    from evalkit.report.charts import (
+        bar_counts,
+        confusion_heatmap,
+        cooccurrence_heatmap,
+        distribution,
+        grouped_rates,
+        heatmap,
+        intervals,
+        lines,
+        share_bars,
+        stacked_bars,
+    )
+    from evalkit.report.html import (
+        INDEX_FILE,
+        MANIFEST_FILE,
+        NOTEBOOK_HTML,
+        render_report,
+        script_json,
+        write_report,
+    )
+    from evalkit.report.notebooks import notebook_to_html
+    from evalkit.report.numbers import readable, readable_duration
+    from evalkit.report.pages import page_environment
+    from evalkit.report.summary_builder import SUMMARY_FILE, SummaryBuilder
+
+_HOMES = {
+    **dict.fromkeys(("bar_counts", "confusion_heatmap", "cooccurrence_heatmap", "distribution", "grouped_rates",
+                     "heatmap", "intervals", "lines", "share_bars", "stacked_bars"), "evalkit.report.charts"),
+    **dict.fromkeys(("INDEX_FILE", "MANIFEST_FILE", "NOTEBOOK_HTML", "render_report", "script_json",
+                     "write_report"), "evalkit.report.html"),
+    "notebook_to_html": "evalkit.report.notebooks",
+    "readable": "evalkit.report.numbers",
+    "readable_duration": "evalkit.report.numbers",
+    "page_environment": "evalkit.report.pages",
+    "SUMMARY_FILE": "evalkit.report.summary_builder",
+    "SummaryBuilder": "evalkit.report.summary_builder",
+}
 
 __all__ = [
     "INDEX_FILE",
@@ -43,6 +69,7 @@ __all__ = [
     "intervals",
     "lines",
     "notebook_to_html",
+    "page_environment",
     "readable",
     "readable_duration",
     "render_report",
@@ -51,3 +78,5 @@ __all__ = [
     "stacked_bars",
     "write_report",
 ]
+
+__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 
 from evalkit.contracts.summary import NotebookSummary, RunManifest
@@ -17,6 +16,7 @@ from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
 from evalkit.report.numbers import readable
+from evalkit.report.pages import page_environment
 from evalkit.report.summary_builder import SUMMARY_FILE
 from evalkit.report.vega import vega_bundle
 
@@ -26,15 +26,6 @@ NOTEBOOK_HTML = "notebook.html"
 SKILL_EVAL_REPORT = "skilleval/report.json"
 """A skill-eval release report inside a run folder (``evalkit skill-eval resume --out RUN/skilleval/report.json``)
 is shown as a section of the run's report."""
-
-
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("evalkit.report", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-    )
-    env.filters["readable"] = readable
-    return env
 
 
 def _title(name: str) -> str:
@@ -87,7 +78,7 @@ def render_report(run_dir: str | Path) -> str:
         from evalkit.skilleval import report_section
 
         skill_eval = report_section(read_model(run / SKILL_EVAL_REPORT, SkillEvalReport))
-    template = _environment().get_template("index.html.j2")
+    template = page_environment("evalkit.report", readable=readable).get_template("index.html.j2")
     return template.render(manifest=manifest, sections=sections, vega_bundle=Markup(vega_bundle()),
                            skill_eval=skill_eval)
 

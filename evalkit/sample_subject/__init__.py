@@ -7,8 +7,7 @@ run once per case) does not import the whole generator.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from evalkit.facade import load_on_first_use
 
 _HOMES = {
     "DEFAULT_SEED": "evalkit.sample_subject.catalog",
@@ -29,11 +28,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module 'evalkit.sample_subject' has no attribute {name!r}")
-    return getattr(importlib.import_module(_HOMES[name]), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)

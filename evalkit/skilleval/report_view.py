@@ -12,18 +12,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import jinja2
 from markupsafe import Markup
 
 from evalkit.contracts.skilleval import COMPARISONS, SkillEvalReport, base_outcome
 from evalkit.io.atomic import atomic_write_text
-
-
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("evalkit.skilleval", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-    )
+from evalkit.report import page_environment
 
 
 def outcome_reason(report: SkillEvalReport) -> str:
@@ -49,7 +42,7 @@ def report_section(report: SkillEvalReport) -> Markup:
     """
     counts = Counter(case.comparison for case in report.cases)
     passed = sum(1 for c in report.cases if c.candidate is not None and c.candidate.outcome == "pass")
-    html = _environment().get_template("report_section.html.j2").render(
+    html = page_environment("evalkit.skilleval").get_template("report_section.html.j2").render(
         report=report, why=outcome_reason(report), candidates_passed=passed,
         comparisons=[(name, counts[name]) for name in COMPARISONS if counts[name]])
     return Markup(html)
@@ -57,7 +50,7 @@ def report_section(report: SkillEvalReport) -> Markup:
 
 def render_report_page(report: SkillEvalReport) -> str:
     """A self-contained page holding only the report's section (no script at all)."""
-    return _environment().get_template("report_page.html.j2").render(
+    return page_environment("evalkit.skilleval").get_template("report_page.html.j2").render(
         title=report.session_id, section=report_section(report))
 
 

@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import jinja2
-
 from evalkit.contract_files import read_model
 from evalkit.contracts import skilleval_report
 from evalkit.contracts.skilleval import ReportCase, SkillEvalCase, SkillEvalSeed, SkillEvalStage
@@ -34,6 +32,7 @@ from evalkit.contracts.skilleval_policy import SkillEvalPolicy
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
+from evalkit.report import page_environment
 from evalkit.skilleval.digest import DOMAINS, tree_digest
 from evalkit.skilleval.facts import output_name
 from evalkit.skilleval.grading import grade_case
@@ -204,7 +203,7 @@ def render_worksheet(stage: SkillEvalStage, evidence: Mapping[tuple[str, str], A
         "unsafe": skilleval_report.LOCAL_PATH.pattern.removeprefix("(?i)"),
         "cases": [{"id": v["case"].case_id, "choices": v["choices"]} for v in views],
     }
-    template = _environment().get_template("worksheet.html.j2")
+    template = page_environment("evalkit.skilleval", argv=_argv).get_template("worksheet.html.j2")
     return template.render(title=title or report.session_id, report=report, views=views,
                            missing_definitions=sum(1 for v in views if v["definition"] is None),
                            data=script_json(data))
@@ -258,15 +257,6 @@ def _installed_skill(stage_dir: Path, case_id: str, arm: str, skill: str, sealed
         return (f"(not shown: the copy of {skill} in this arm's sandbox is missing or no longer matches the "
                 f"skill_sha256 the stage sealed, {sealed_sha256[:12]})\n")
     return (installed / "SKILL.md").read_bytes().decode("utf-8", "replace")
-
-
-def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("evalkit.skilleval", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-    )
-    env.filters["argv"] = _argv
-    return env
 
 
 def _argv(argv: Sequence[str]) -> str:

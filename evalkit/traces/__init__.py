@@ -6,8 +6,8 @@ Every importer produces the same :class:`~evalkit.contracts.trace.Trace` model.
 """
 
 from evalkit.contracts.trace import Observation, Trace
-from evalkit.traces.chat_mapping import ChatMapping, load_chat_mapping
-from evalkit.traces.formats import FORMATS, detect_format, iter_traces, load, sniff_format
+from evalkit.traces.chat_mapping import ChatMapping, chat_mapping_from_options, load_chat_mapping
+from evalkit.traces.formats import FORMATS, SkippedRecord, detect_format, iter_traces, load, sniff_format
 from evalkit.traces.frame import data_gaps, extreme_traces, per_trace, to_frame, trace_stats
 from evalkit.traces.jsonl_ranges import LineRange, is_native_jsonl, line_ranges, read_line_range
 from evalkit.traces.native import write_jsonl, write_parquet
@@ -29,8 +29,10 @@ __all__ = [
     "ChatMapping",
     "ImportReport",
     "LineRange",
+    "SkippedRecord",
     "Observation",
     "Trace",
+    "chat_mapping_from_options",
     "dataset_trace_ids",
     "data_gaps",
     "detect_format",

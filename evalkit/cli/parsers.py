@@ -1,0 +1,55 @@
+"""Argument shapes that more than one command group shares, spelled once so the commands cannot drift apart."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_command_group(sub: argparse._SubParsersAction, name: str, *, help: str,
+                      description: str | None = None) -> argparse._SubParsersAction:
+    """Add a command that only holds subcommands (``evalkit NAME COMMAND ...``).
+
+    Every group is spelled the same way: a subcommand is required (``evalkit NAME`` alone is a usage error
+    that lists them), shown as ``COMMAND`` in the usage line, and recorded as ``args.NAME_command``.
+
+    Args:
+        sub: the ``evalkit`` command's subparsers.
+        name: the group's name on the command line, e.g. ``"analysis"`` or ``"skill-eval"``.
+        help: the one line ``evalkit --help`` shows for the group.
+        description: the paragraph ``evalkit NAME --help`` shows (default: none).
+
+    Returns:
+        The group's subparsers, to add its commands to.
+    """
+    group = sub.add_parser(name, help=help, description=description)
+    return group.add_subparsers(dest=f"{name.replace('-', '')}_command", metavar="COMMAND", required=True)
+
+
+def add_subject_run_arguments(parser: argparse.ArgumentParser, *, out_help: str, concurrency: int) -> None:
+    """The arguments of a command that runs a subject's agent on its dataset's cases (``eval run``, ``edd run``).
+
+    Adds ``SUBJECT.yaml``, ``--out DIR``, ``--concurrency N`` (agent processes at once) and ``--case ID ...``
+    (only these cases), read by :func:`evalkit.checks.eval_subject` and the loop built on it.
+
+    Args:
+        parser: the command's parser.
+        out_help: what the command keeps in its ``--out`` folder.
+        concurrency: the default number of agent processes at once.
+    """
+    parser.add_argument("subject", metavar="SUBJECT.yaml")
+    parser.add_argument("--out", required=True, metavar="DIR", help=out_help)
+    parser.add_argument("--concurrency", type=int, default=concurrency, metavar="N",
+                        help=f"agent processes at once (default {concurrency})")
+    parser.add_argument("--case", nargs="+", metavar="ID", help="only these case ids")
+
+
+def add_trace_format_option(parser: argparse.ArgumentParser) -> None:
+    """``--format``: the trace format a command reads, one of the importers' names, sniffed by default.
+
+    Args:
+        parser: the command's parser.
+    """
+    from evalkit.traces import FORMATS
+
+    parser.add_argument("--format", choices=["auto", *FORMATS], default="auto",
+                        help="trace format (default: sniffed)")
