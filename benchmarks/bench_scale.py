@@ -12,7 +12,12 @@ graphs on a two-worker Dask cluster.
    observations), where its output must equal the streamed one and the ratios are printed.
 2. Flow: ``evalkit flow build`` of 2,000 long-context agent traces with ``--workers 2`` against one
    process, both as child processes, the two outputs asserted byte-identical, the speedup printed
-   (the cluster's start-up included).
+   with the cluster's start-up and without it (the time the command says its cluster took to start),
+   with the CPU seconds of each run (workers included) and the load average: on a machine shared with
+   other work, the wall-clock speedup says as much about the neighbours as about evalkit. So two plain
+   processes (no Dask, each building every other partition) run at once as well: the most any two
+   processes got from the cores at the time, the ceiling the cluster is measured against. Run it as
+   ``flock /work/coord/bench.lock python -m benchmarks.bench_scale ...`` where benchmarks share cores.
 
 Run: ``python -m benchmarks.bench_scale [--scale 1.0] [--flow-traces 2000] [--skip-flow] [--skip-stats]``.
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -107,27 +113,32 @@ def _generate(folder: Path, observations: int) -> None:
 
 @dataclass(frozen=True)
 class ChildRun:
-    """A child process's wall seconds, CPU seconds (its own and its reaped children's), peak MB, output."""
+    """A child process's wall seconds, CPU seconds (its own and its reaped children's), peak MB, output,
+    and the load average (1 minute) when it ended."""
 
     seconds: float
     cpu_seconds: float
     peak_mb: float
     out: str
+    err: str = ""
+    load: float = 0.0
 
 
 def _child(argv: list[str]) -> ChildRun:
     """Run a child process to the end and measure it (``wait4`` gives its peak memory and CPU time)."""
     start = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.perf_counter() - start
         out.seek(0)
-        text = out.read().decode()
+        err.seek(0)
+        text, errors = out.read().decode(), err.read().decode()
     if proc.returncode:
-        raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.read().decode()}")
-    return ChildRun(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text)
+        raise SystemExit(f"{' '.join(argv)} failed: {errors}")
+    return ChildRun(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text, errors,
+                    os.getloadavg()[0])
 
 
 _EAGER = """
@@ -175,6 +186,35 @@ def bench_stats(scale: float, work: Path) -> None:
           f"{full:,} ({verdict})")
 
 
+_HALF = """
+import sys
+from evalkit.distributed import DEFAULT_PARTITION_TRACES, FlowOptions, build_flow_work, run_partitions_here
+from evalkit.traces import line_ranges
+half = int(sys.argv[2])
+ranges = list(line_ranges(sys.argv[1], DEFAULT_PARTITION_TRACES))[half::2]
+run_partitions_here(lambda work: build_flow_work(work, FlowOptions(frozenset({"delegate_research"}))), ranges,
+                    sys.argv[3])
+"""
+
+
+def _two_plain_processes(src: Path, work: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of two plain processes (no Dask) building every other partition each, at
+    once: what the two cores give to any two processes right now, the reference for the cluster."""
+    start = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", _HALF, str(src), str(half),
+                               str(work / f"half{half}.jsonl")]) for half in (0, 1)]
+    cpu = 0.0
+    for proc in procs:
+        _, status, usage = os.wait4(proc.pid, 0)
+        if os.waitstatus_to_exitcode(status):
+            raise SystemExit("a plain half-run failed")
+        cpu += usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - start, cpu
+
+
+_STARTED = re.compile(r"local Dask cluster of \d+ worker process(?:es)? started in ([0-9.]+)s")
+
+
 def bench_flow_workers(n_traces: int, work: Path) -> None:
     from benchmarks.bench_flow import long_context_trace
 
@@ -182,19 +222,37 @@ def bench_flow_workers(n_traces: int, work: Path) -> None:
     write_jsonl((long_context_trace(30 + i % 31, seed=i).model_copy(update={"id": f"t{i:05d}"})
                  for i in range(n_traces)), src)
     base = [sys.executable, "-m", "evalkit.cli", "flow", "build", str(src), "--dispatch", "delegate_research"]
+    before = os.getloadavg()[0]
     one = _child([*base, "--out", str(work / "one.jsonl")])
     two = _child([*base, "--out", str(work / "two.jsonl"), "--workers", "2"])
     assert (work / "one.jsonl").read_bytes() == (work / "two.jsonl").read_bytes(), "outputs differ"
-    print(f"{n_traces} traces (30-60 observations each), {src.stat().st_size / 1e6:.0f} MB of JSONL; "
-          f"outputs byte-identical")
-    print(f"{'':<28}{'wall s':>8}{'CPU s':>8}")
-    print(f"{'one process':<28}{one.seconds:>8.1f}{one.cpu_seconds:>8.1f}")
-    print(f"{'--workers 2 (with start-up)':<28}{two.seconds:>8.1f}{two.cpu_seconds:>8.1f}")
-    # CPU seconds (the workers' included) show the cost of the cluster even on a busy machine, where
-    # the wall-clock speedup depends on what else runs.
-    print(f"speedup {one.seconds / two.seconds:.2f}x on {os.cpu_count()} cores (load average "
-          f"{os.getloadavg()[0]:.1f}); the cluster costs {two.cpu_seconds - one.cpu_seconds:.1f} CPU seconds "
-          "more")
+    plain_seconds, plain_cpu = _two_plain_processes(src, work)
+    plain_load = os.getloadavg()[0]
+    halves = sum((work / f"half{h}.jsonl").stat().st_size for h in (0, 1))
+    assert halves == (work / "one.jsonl").stat().st_size, "the plain halves built other graphs"
+    started = _STARTED.search(two.err)
+    assert started, f"the cluster run did not say when its cluster was up: {two.err}"
+    start_up = float(started.group(1))
+    print(f"{n_traces} traces (30-60 observations each), {src.stat().st_size / 1e6:.0f} MB of JSONL, "
+          f"{(work / 'one.jsonl').stat().st_size / 1e6:.0f} MB of graphs; outputs byte-identical")
+    print(f"{'':<36}{'wall s':>8}{'CPU s':>8}{'load':>6}")
+    print(f"{'one process':<36}{one.seconds:>8.1f}{one.cpu_seconds:>8.1f}{one.load:>6.1f}")
+    print(f"{'--workers 2, with cluster start-up':<36}{two.seconds:>8.1f}{two.cpu_seconds:>8.1f}"
+          f"{two.load:>6.1f}")
+    print(f"{f'--workers 2, without (- {start_up:.1f}s)':<36}{two.seconds - start_up:>8.1f}")
+    print(f"{'two plain processes, no Dask':<36}{plain_seconds:>8.1f}{plain_cpu:>8.1f}{plain_load:>6.1f}")
+    # The CPU seconds (the workers' included) show what the cluster costs whatever else runs; the
+    # wall-clock speedup depends on the other processes sharing the cores (the load average).
+    print(f"speedup {one.seconds / two.seconds:.2f}x with the cluster's start-up, "
+          f"{one.seconds / (two.seconds - start_up):.2f}x without it, on {os.cpu_count()} cores (load "
+          f"average {before:.1f} before, {two.load:.1f} after); the cluster costs "
+          f"{two.cpu_seconds - one.cpu_seconds:.1f} CPU seconds more")
+    print(f"two plain processes (each half the partitions, nothing shared) give "
+          f"{one.seconds / plain_seconds:.2f}x now: the most any two processes got from these cores")
+    # What two idle cores would allow at most: the cluster run's CPU seconds spread evenly over both
+    # (start-up and merge are not spread in truth). A ceiling, not a measurement.
+    ceiling = one.cpu_seconds / (two.cpu_seconds / 2)
+    print(f"ceiling with 2 workers on 2 idle cores, from CPU seconds: {ceiling:.2f}x")
 
 
 def main(argv: list[str] | None = None) -> None:

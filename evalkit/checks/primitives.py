@@ -15,8 +15,6 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlparse
 
-import jsonschema
-
 from evalkit.checks.base import Check
 from evalkit.checks.fast_schema import fast_validity
 from evalkit.checks.reading import TRACE_ROOT, cite, places, text_of
@@ -208,6 +206,10 @@ class SchemaConformance(Check):
         super().__init__(criterion_id, params, **kw)
         self.obs, self.path = self.param("obs", str), self.param("path", str, "")
         schema = self.param("schema", dict)
+        # Imported here: importing jsonschema takes about 2 s (its URI format checker compiles grammars),
+        # paid by every process that imports the checks (a cluster's client and each worker) otherwise.
+        import jsonschema
+
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         try:
             cls.check_schema(schema)
@@ -229,7 +231,9 @@ class SchemaConformance(Check):
                     doc = json.loads(value)
             if self.fast_valid is not None and self.fast_valid(doc) or self.validator.is_valid(doc):
                 continue
-            error = jsonschema.exceptions.best_match(self.validator.iter_errors(doc))
+            from jsonschema.exceptions import best_match
+
+            error = best_match(self.validator.iter_errors(doc))
             if error is not None:
                 at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
                 return self.verdict(trace, False, f"{_where(self.obs, self.path)}{at} breaks the schema: "

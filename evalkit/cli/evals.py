@@ -7,9 +7,12 @@ is not ``pass`` exits 3, for CI.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 
+from evalkit.cli.cluster import add_cluster_arguments
+from evalkit.cli.parsers import add_command_group, add_subject_run_arguments
 from evalkit.errors import InputError
 
 GATE_EXIT = 3
@@ -52,6 +55,57 @@ def _cmd_eval_run(args: argparse.Namespace) -> int:
     return _gate(args, run.scorecard.verdict)
 
 
+def _score(args: argparse.Namespace):
+    """The scorecard of ``evalkit scorecard MATRIX TRACES``, in this process or on Dask (the same bytes)."""
+    from tqdm import tqdm
+
+    from evalkit.checks import NOT_RECORDED, judge_from_verdicts
+    from evalkit.cli.cluster import check_partition_size, cluster_client, on_cluster
+    from evalkit.cli.paths import refuse_output_over_input
+    from evalkit.contract_files import read_model, read_models
+    from evalkit.contracts.labels import ValidationResult
+    from evalkit.contracts.matrix import EvalMatrix
+    from evalkit.contracts.verdict import CriterionVerdict
+    from evalkit.distributed import (
+        CheckOptions,
+        check_work,
+        run_partitions,
+        run_partitions_here,
+        scorecard_of,
+        source_partitions,
+    )
+
+    check_partition_size(args)
+    if args.verdicts_out:
+        inputs = [("MATRIX", args.matrix), ("TRACES", args.traces), ("--verdicts", args.verdicts),
+                  ("--calibration", args.calibration), ("--out", args.out)]
+        refuse_output_over_input(args.verdicts_out, inputs, option="--verdicts-out")
+    options = CheckOptions(read_model(args.matrix, EvalMatrix), (args.only,) if args.only else None,
+                           verdict_lines=bool(args.verdicts_out))
+    options.routed()  # a criterion that cannot be routed fails here, before any trace is read
+    judge = judge_from_verdicts(read_models(args.verdicts, CriterionVerdict)) if args.verdicts else None
+    calibrations = None
+    if args.calibration:
+        calibrations = {v.criterion_id: v for v in read_models(args.calibration, ValidationResult)}
+    task = functools.partial(check_work, options=options)
+    shared = {"judge": judge} if judge is not None else None  # to each worker once, not with every partition
+    with tqdm(desc="checking", unit=" traces", disable=None, file=sys.stderr) as bar:
+        if not on_cluster(args):  # this process reads its runs of lines as a worker would
+            work = source_partitions([args.traces], size=args.partition_size, workers_read_files=True)
+            tallies = run_partitions_here(task, work, args.verdicts_out, on_done=bar.update, shared=shared)
+        else:
+            with cluster_client(args) as client:
+                local = args.workers is not None  # local workers read the file and write their parts
+                work = source_partitions([args.traces], size=args.partition_size, workers_read_files=local)
+                tallies = run_partitions(client, task, work, args.verdicts_out, on_done=bar.update,
+                                         workers_write=local, shared=shared)
+    card = scorecard_of(options, tallies, generated_at=args.at or NOT_RECORDED, calibrations=calibrations)
+    if judge is None and not args.only:
+        card = card.model_copy(update={"warnings": [
+            *card.warnings, "judge criteria skipped: no --verdicts given"]})
+    return card
+
+
 def _cmd_scorecard(args: argparse.Namespace) -> int:
     from evalkit.checks import render_card
 
@@ -66,24 +120,9 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
         return _gate(args, card.verdict)
     if not args.traces:
         raise InputError("scorecard needs the traces: evalkit scorecard MATRIX TRACES")
-    from evalkit.checks import NOT_RECORDED, judge_from_verdicts, score_traces, write_scorecard
-    from evalkit.contract_files import read_model, read_models
-    from evalkit.contracts.labels import ValidationResult
-    from evalkit.contracts.matrix import EvalMatrix
-    from evalkit.contracts.verdict import CriterionVerdict
-    from evalkit.traces import iter_traces
+    from evalkit.checks import write_scorecard
 
-    matrix = read_model(args.matrix, EvalMatrix)
-    judge = judge_from_verdicts(read_models(args.verdicts, CriterionVerdict)) if args.verdicts else None
-    calibrations = None
-    if args.calibration:
-        calibrations = {v.criterion_id: v for v in read_models(args.calibration, ValidationResult)}
-    tracks = [args.only] if args.only else None
-    card = score_traces(matrix, iter_traces(args.traces), judge=judge, calibrations=calibrations, tracks=tracks,
-                        generated_at=args.at or NOT_RECORDED)
-    if judge is None and not args.only:
-        card = card.model_copy(update={"warnings": [
-            *card.warnings, "judge criteria skipped: no --verdicts given"]})
+    card = _score(args)
     if args.out:
         write_scorecard(args.out, card)
     print(render_card(card))
@@ -94,9 +133,8 @@ def _cmd_scorecard(args: argparse.Namespace) -> int:
 
 def add_eval_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``eval run`` and ``scorecard`` to the ``evalkit`` command."""
-    p = sub.add_parser("eval", help="run the agent on the suite and score it against the eval matrix")
-    groups = p.add_subparsers(dest="eval_command", metavar="ACTION", required=True)
-    r = groups.add_parser(
+    commands = add_command_group(sub, "eval", help="run the agent on the suite and score it against the eval matrix")
+    r = commands.add_parser(
         "run", help="agent on every case, then code checks, judge and the scorecard",
         description="Run the subject's agent on its dataset's cases, then decide every criterion of its eval "
                     "matrix on the traces: code checks for the deterministic track, the subject's judge specs "
@@ -104,11 +142,8 @@ def add_eval_parsers(sub: argparse._SubParsersAction) -> None:
                     "and the card says so). Writes runs.jsonl, traces.jsonl, verdicts.jsonl, scorecard.json, "
                     "card.txt and manifest.json in --out; a rerun reuses finished runs and judge replies and "
                     "writes the same bytes.")
-    r.add_argument("subject", metavar="SUBJECT.yaml")
-    r.add_argument("--out", required=True, metavar="DIR", help="the eval-run folder (reused on a rerun)")
+    add_subject_run_arguments(r, out_help="the eval-run folder (reused on a rerun)", concurrency=4)
     r.add_argument("--repeats", type=int, default=1, metavar="N", help="runs per case (default 1)")
-    r.add_argument("--concurrency", type=int, default=4, metavar="N", help="agent processes at once (default 4)")
-    r.add_argument("--case", nargs="+", metavar="ID", help="only these case ids")
     r.add_argument("--at", metavar="TIMESTAMP", help="the time recorded on the scorecard (default: none)")
     r.add_argument("--no-judge", action="store_true", help="skip every judge criterion (the card says so)")
     r.add_argument("--provider", help="judge provider (openai, anthropic, replay); default: the specs' pin")
@@ -133,4 +168,8 @@ def add_eval_parsers(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--out", metavar="FILE", help="write the scorecard (canonical JSON)")
     s.add_argument("--at", metavar="TIMESTAMP", help="the time recorded on the scorecard (default: none)")
     s.add_argument("--gate", action="store_true", help=f"exit {GATE_EXIT} when the card does not pass")
+    s.add_argument("--verdicts-out", metavar="FILE",
+                   help="also write every verdict behind the card (code checks, and judge verdicts from "
+                        "--verdicts) as JSONL, trace by trace in input order")
+    add_cluster_arguments(s)
     s.set_defaults(func=_cmd_scorecard)

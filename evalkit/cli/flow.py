@@ -43,18 +43,18 @@ def _print_expected_summary(diffs: list[FlowDiff], expected: ExpectedFlow) -> No
 def _cmd_build(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from evalkit.cli.cluster import check_partition_size, cluster_client, on_cluster
     from evalkit.contract_files import read_model
     from evalkit.contracts.flow import ExpectedFlow
     from evalkit.distributed import (
         FlowOptions,
         FlowPartition,
-        build_flow_partition,
         build_flow_work,
-        dask_client,
         run_partitions,
+        run_partitions_here,
         source_partitions,
     )
-    from evalkit.io import atomic_write_text, atomic_writer
+    from evalkit.io import atomic_write_text
     from evalkit.io.canonical import compact_sorted_json as sorted_json
 
     out = Path(args.out)
@@ -62,8 +62,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         raise InputError("output must end in .jsonl", file=str(out))
     if args.min_thread_len < 1:
         raise InputError(f"--min-thread-len must be at least 1, got {args.min_thread_len}")
-    if args.partition_size < 1:
-        raise InputError(f"--partition-size must be at least 1, got {args.partition_size}")
+    check_partition_size(args)
     from evalkit.cli.paths import refuse_output_over_input
 
     inputs = [*(("TRACES", src) for src in args.traces), ("--expected", args.expected)]
@@ -75,23 +74,21 @@ def _cmd_build(args: argparse.Namespace) -> int:
     options = FlowOptions(frozenset(dispatch), args.min_thread_len, args.semantics, expected)
 
     total = FlowPartition()
+    task = functools.partial(build_flow_work, options=options)
     with tqdm(desc="building", unit=" traces", disable=None, file=sys.stderr) as bar:
-        if args.workers is None and args.scheduler is None:
-            with atomic_writer(out, "w") as fh:
-                for partition in source_partitions(args.traces, args.format, args.partition_size):
-                    result = build_flow_partition(partition, options)
-                    fh.write(result.text)
-                    total.add(result.summary)
-                    bar.update(len(partition))
+        if not on_cluster(args):  # this process reads its runs of lines as a worker would
+            work = source_partitions(args.traces, args.format, args.partition_size, workers_read_files=True)
+            summaries = run_partitions_here(task, work, out, on_done=bar.update)
         else:
             # The same traces in the same order, results merged in partition order: the same bytes.
-            with dask_client(workers=args.workers, scheduler=args.scheduler) as client:
-                task = functools.partial(build_flow_work, options=options)
-                # Local workers see the files: they read native JSONL lines themselves.
+            with cluster_client(args) as client:
+                # Local workers see the files: they read native JSONL lines and write their parts themselves.
+                local = args.workers is not None
                 work = source_partitions(args.traces, args.format, args.partition_size,
-                                         workers_read_files=args.workers is not None)
-                for summary in run_partitions(client, task, work, out, on_done=bar.update):
-                    total.add(summary)
+                                         workers_read_files=local)
+                summaries = run_partitions(client, task, work, out, on_done=bar.update, workers_write=local)
+    for summary in summaries:
+        total.add(summary)
     graphs, edges, unthreaded, terminal, diffs = (total.graphs, total.edges, total.unthreaded, total.terminal,
                                                   total.diffs)
     ends = "" if args.semantics == "mutagent" else f", {terminal} terminal (end products, not dropped)"
@@ -106,7 +103,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def add_flow_parser(sub: argparse._SubParsersAction) -> None:
-    from evalkit.distributed import DEFAULT_PARTITION_TRACES
+    from evalkit.cli.cluster import add_cluster_arguments
     from evalkit.flow import DEFAULT_MIN_THREAD_LEN, SEMANTICS
     from evalkit.traces import FORMATS
 
@@ -137,14 +134,5 @@ def add_flow_parser(sub: argparse._SubParsersAction) -> None:
                    help="received (default): a value threads when the consumer received it (strings as "
                         "they are, JSON text decoded) and end products are terminal, not unthreaded; "
                         "mutagent: the reference method exactly (the value's JSON text in the input's)")
-    cluster = p.add_argument_group("cluster", "spread the traces over Dask workers (pip install "
-                                              "'evalkit[cluster]'); the output is byte-identical to one "
-                                              "process")
-    where = cluster.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, metavar="N", help="start a local cluster of N worker processes")
-    where.add_argument("--scheduler", metavar="ADDRESS",
-                       help="use a running Dask scheduler (tcp://host:8786); its workers need evalkit "
-                            "installed and the trace files are read here, not by the workers")
-    cluster.add_argument("--partition-size", type=int, default=DEFAULT_PARTITION_TRACES, metavar="N",
-                         help=f"traces per unit of work (default {DEFAULT_PARTITION_TRACES})")
+    add_cluster_arguments(p)
     p.set_defaults(func=_cmd_build)

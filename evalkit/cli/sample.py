@@ -15,18 +15,26 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     from evalkit.analysis import sample_traces
     from evalkit.contract_files import read_models
     from evalkit.contracts.verdict import CriterionVerdict
-    from evalkit.traces import load, write_jsonl
+    from evalkit.traces import dataset_trace_ids, is_trace_dataset, load, write_jsonl
 
     if Path(args.out).suffix.lower() != ".jsonl":
         raise InputError("output must end in .jsonl", file=args.out)
     refuse_output_over_input(args.out, [("TRACES", args.traces), ("--verdicts", args.verdicts)])
-    traces = load(args.traces, args.format)
     verdicts = read_models(args.verdicts, CriterionVerdict) if args.verdicts else None
-    chosen = sample_traces(traces, args.n, args.strategy, args.seed, by=args.by, verdicts=verdicts)
+    if is_trace_dataset(args.traces):  # a partitioned Parquet dataset: sampled a file at a time, never whole
+        if args.format not in ("auto", "evalkit"):
+            raise InputError(f"a trace dataset folder is evalkit's own format, not {args.format!r}",
+                             file=args.traces)
+        chosen = sample_traces(args.traces, args.n, args.strategy, args.seed, by=args.by, verdicts=verdicts)
+        total = len(dataset_trace_ids(args.traces))
+    else:
+        traces = load(args.traces, args.format)
+        chosen = sample_traces(traces, args.n, args.strategy, args.seed, by=args.by, verdicts=verdicts)
+        total = len(traces)
     write_jsonl(chosen, args.out)
-    print(f"sampled {len(chosen)} of {plural(len(traces), 'trace')} ({args.strategy}, seed {args.seed}) "
+    print(f"sampled {len(chosen)} of {plural(total, 'trace')} ({args.strategy}, seed {args.seed}) "
           f"into {args.out}, in review order")
-    if len(chosen) < min(args.n, len(traces)):
+    if len(chosen) < min(args.n, total):
         print(f"note: only {len(chosen)} traces qualify for {args.strategy} sampling (asked for {args.n})",
               file=sys.stderr)
     return 0
@@ -40,7 +48,8 @@ def add_sample_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sample", help="pick traces to review: random, stratified, outlier, failure-driven, uncertainty",
                        description="Choose N traces to read first and write them, in review order, as evalkit "
                                    "JSONL. The same seed always picks the same traces.")
-    p.add_argument("traces", metavar="TRACES", help="trace file (any format evalkit reads)")
+    p.add_argument("traces", metavar="TRACES", help="trace file (any format evalkit reads), or a trace dataset "
+                                                    "folder (evalkit traces import --partition-by)")
     p.add_argument("--n", type=int, required=True, metavar="N", help="how many traces to pick")
     p.add_argument("--strategy", choices=STRATEGIES, default="random", help="how to pick (default: random)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")

@@ -1,4 +1,4 @@
-"""Per-trace work spread over a Dask cluster, with output byte-identical to one process.
+"""Per-trace work (flow graphs, code checks) spread over a Dask cluster, byte-identical to one process.
 
 Traces are cut into partitions (runs of consecutive traces); each partition is one Dask task. A
 result is written to its own file atomically as it arrives, and the files are merged in partition
@@ -6,14 +6,23 @@ order, so the output does not depend on which worker finished first. A partition
 is run again on another worker (the scheduler's ``allowed-failures``); one whose task raises is
 retried ``retries`` times. ``--workers N`` starts a local cluster of N processes; ``--scheduler
 ADDRESS`` uses a running one, whose workers must have evalkit installed.
+
+Any per-trace work runs the same way: write a task ``task(partition, **shared) -> PartitionResult``
+(``partition_traces`` gives its traces), then call :func:`run_partitions` with a client (or
+:func:`run_partitions_here` for the one-process run, the same bytes); ``shared`` values (a judge,
+a verdict table) reach each worker once.
 """
 
+from evalkit.distributed.checks import CheckOptions, CheckTally, check_partition, check_work, scorecard_of
 from evalkit.distributed.cluster import dask_client
 from evalkit.distributed.flow import FlowOptions, FlowPartition, build_flow_partition, build_flow_work
 from evalkit.distributed.partitions import (
     DEFAULT_PARTITION_TRACES,
     PartitionResult,
+    Task,
+    partition_traces,
     run_partitions,
+    run_partitions_here,
     source_partitions,
     source_traces,
     trace_partitions,
@@ -21,14 +30,22 @@ from evalkit.distributed.partitions import (
 
 __all__ = [
     "DEFAULT_PARTITION_TRACES",
+    "CheckOptions",
+    "CheckTally",
     "FlowOptions",
     "FlowPartition",
     "PartitionResult",
+    "Task",
     "build_flow_partition",
     "build_flow_work",
+    "check_partition",
+    "check_work",
     "dask_client",
+    "partition_traces",
     "run_partitions",
+    "run_partitions_here",
     "source_partitions",
     "source_traces",
+    "scorecard_of",
     "trace_partitions",
 ]

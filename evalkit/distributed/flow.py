@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from evalkit.contracts.trace import Trace
-from evalkit.distributed.partitions import PartitionResult
+from evalkit.distributed.partitions import PartitionResult, partition_traces
 
 if TYPE_CHECKING:
     from evalkit.contracts.flow import ExpectedFlow
@@ -73,6 +73,4 @@ def build_flow_partition(traces: list[Trace], options: FlowOptions) -> Partition
 
 def build_flow_work(work: list[Trace] | LineRange, options: FlowOptions) -> PartitionResult:
     """:func:`build_flow_partition` of traces sent by the client, or of lines the worker reads itself."""
-    from evalkit.traces import LineRange, read_line_range
-
-    return build_flow_partition(read_line_range(work) if isinstance(work, LineRange) else work, options)
+    return build_flow_partition(partition_traces(work), options)

@@ -12,7 +12,9 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import shutil
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Iterator
@@ -65,6 +67,36 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
         with contextlib.suppress(OSError):
             temp.unlink()
             removed.append(temp)
+    return removed
+
+
+def remove_dead_work(path: str | Path, kind: str) -> list[Path]:
+    """Remove the work folders or files ``.NAME.PID.KIND`` beside ``path`` whose process is gone.
+
+    A command that builds ``path`` in steps stages them in ``.NAME.PID.KIND`` (a partitioned import's
+    ``importing`` folder, a cluster run's ``parts``) and removes it when done; one killed outright
+    (kill -9) leaves it behind. The next run removes those of dead processes, saying so on stderr,
+    and leaves a live process's alone (that run is still going).
+
+    Returns:
+        The paths removed.
+    """
+    target = Path(path)
+    prefix, suffix = f".{target.name}.", f".{kind}"
+    removed = []
+    for name in glob.glob(glob.escape(str(target.parent / prefix)) + "*" + glob.escape(suffix)):
+        work = Path(name)
+        pid = work.name[len(prefix):-len(suffix)]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        with contextlib.suppress(OSError):
+            if work.is_dir() and not work.is_symlink():
+                shutil.rmtree(work)
+            else:
+                work.unlink()
+            removed.append(work)
+            print(f"removed {work}: left by an earlier run that was killed (process {pid} is gone)",
+                  file=sys.stderr)
     return removed
 
 

@@ -177,7 +177,7 @@ def iter_traces(path: str | Path, format: str = "auto",
 
     Args:
         path: a trace file: native JSONL/JSON or Parquet, Langfuse export, OTLP JSON or span list,
-            or OpenAI chat-log records.
+            or OpenAI chat-log records; or a trace dataset folder (partitioned Parquet).
         format: ``auto`` (sniff the file) or a name in :data:`FORMATS`. A forced format must fit
             every record (the first, for formats whose traces span records); a record it does not fit
             is an error, never relabelled.
@@ -194,10 +194,13 @@ def iter_traces(path: str | Path, format: str = "auto",
     _check_format(format)
     mapping = mapping or ChatMapping()
     report = report if report is not None else ImportReport()
-    if Path(path).suffix.lower() == ".parquet":
+    dataset = Path(path).is_dir()  # a trace dataset folder (``traces import --partition-by``), file by file
+    if dataset or Path(path).suffix.lower() == ".parquet":
         if format not in ("auto", "evalkit"):
             raise InputError(f"Parquet trace files are evalkit's own format, not {format!r}", file=str(path))
-        for trace in read_parquet(path):
+        if dataset:
+            from evalkit.traces.parquet import iter_dataset_traces  # polars, imported only when needed
+        for trace in iter_dataset_traces(path) if dataset else read_parquet(path):
             report.add_trace(trace, "evalkit")
             yield trace
         return

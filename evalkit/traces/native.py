@@ -78,7 +78,12 @@ def write_jsonl(traces: Iterable[Trace], path: str | Path) -> int:
 _PAYLOADS = frozenset({"input", "output", "metadata", "usage"})
 
 
-def _cell(obj: dict[str, Any], key: str) -> str | None:
+def parquet_cell(obj: dict[str, Any], key: str) -> str | None:
+    """The Parquet cell of field ``key`` of a trace or observation (as ``to_json_obj`` gives it).
+
+    Raises:
+        InputError: a payload holding a number JSON cannot hold (NaN, Infinity).
+    """
     if key not in _PAYLOADS:
         return obj.get(key)
     if key not in obj:
@@ -97,7 +102,8 @@ def _uncell(key: str, cell: str, file: str) -> Any:
     return loads_strict(cell.encode(), file=file) if key in _PAYLOADS else cell
 
 
-def _columns() -> list[str]:
+def parquet_columns() -> list[str]:
+    """The columns of evalkit's Parquet trace file, in order: six of the trace, then ``obs_*``."""
     trace_cols = ["trace_id", "trace_name", "trace_input", "trace_output", "trace_metadata", "obs_index"]
     obs_cols = ["id", "type", "name", "parentId", "startTime", "endTime", "model", "level", "statusMessage",
                 "input", "output", "usage", "metadata"]
@@ -108,7 +114,7 @@ def write_parquet(traces: Iterable[Trace], path: str | Path) -> int:
     """Write traces as Parquet, one row per observation (a trace without observations gets one row)."""
     import polars as pl
 
-    rows: dict[str, list[Any]] = {c: [] for c in _columns()}
+    rows: dict[str, list[Any]] = {c: [] for c in parquet_columns()}
     n = 0
     for trace in traces:
         n += 1
@@ -116,14 +122,14 @@ def write_parquet(traces: Iterable[Trace], path: str | Path) -> int:
         observations = t.get("observations") or [None]
         for i, o in enumerate(observations):
             rows["trace_id"].append(t["id"])
-            rows["trace_name"].append(_cell(t, "name"))
-            rows["trace_input"].append(_cell(t, "input"))
-            rows["trace_output"].append(_cell(t, "output"))
-            rows["trace_metadata"].append(_cell(t, "metadata"))
+            rows["trace_name"].append(parquet_cell(t, "name"))
+            rows["trace_input"].append(parquet_cell(t, "input"))
+            rows["trace_output"].append(parquet_cell(t, "output"))
+            rows["trace_metadata"].append(parquet_cell(t, "metadata"))
             rows["obs_index"].append(None if o is None else i)
-            for col in _columns()[6:]:
+            for col in parquet_columns()[6:]:
                 key = col[4:]
-                rows[col].append(None if o is None else _cell(o, key))
+                rows[col].append(None if o is None else parquet_cell(o, key))
     frame = pl.DataFrame(rows, schema={c: (pl.Int64 if c == "obs_index" else pl.String) for c in rows})
     with atomic_writer(path, "wb") as fh:
         frame.write_parquet(fh, compression="zstd", statistics=False)
@@ -140,7 +146,7 @@ def read_parquet(path: str | Path) -> Iterator[Trace]:
         frame = pl.read_parquet(path)
     except Exception as exc:  # polars raises several error types for unreadable files
         raise InputError(f"cannot read Parquet: {exc}", file=file) from None
-    missing = [c for c in _columns() if c not in frame.columns]
+    missing = [c for c in parquet_columns() if c not in frame.columns]
     if missing:
         raise InputError(f"not an evalkit Parquet trace file (missing columns: {', '.join(missing)})", file=file)
     current: dict[str, Any] | None = None
@@ -161,7 +167,7 @@ def read_parquet(path: str | Path) -> Iterator[Trace]:
         if row["obs_index"] is None:
             continue
         obs: dict[str, Any] = {}
-        for col in _columns()[6:]:
+        for col in parquet_columns()[6:]:
             cell = row[col]
             if cell is not None:
                 obs[col[4:]] = _uncell(col[4:], cell, file)

@@ -25,10 +25,10 @@ import polars as pl
 
 from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_writer
+from evalkit.io.atomic import atomic_writer, remove_dead_work
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.traces.frame import FRAME_SCHEMA, to_frame
-from evalkit.traces.native import _cell, _columns, read_parquet
+from evalkit.traces.native import parquet_cell, parquet_columns, read_parquet
 
 DAY = "day"
 """``--partition-by day``: partition by the UTC day of a trace's earliest observation start."""
@@ -49,7 +49,7 @@ MAX_PARTITIONS = 1_000
 FILE_GLOB = "**/*.parquet"
 """The dataset's data files; temporary files of an interrupted write end in ``.tmp`` and are not read."""
 
-_NATIVE = _columns()
+_NATIVE = parquet_columns()
 _DERIVED = ["depth", "start_time", "end_time", "latency_ms", "input_tokens", "output_tokens", "total_tokens",
             "input_chars", "output_chars"]
 DATASET_COLUMNS = (*_NATIVE, *_DERIVED)
@@ -110,14 +110,14 @@ class _Batch:
         native = self.native
         t = trace.to_json_obj()
         value = None if self.key == DAY else _field_value(trace, self.key)
-        trace_cells = [_cell(t, field) for field in ("name", "input", "output", "metadata")]
+        trace_cells = [parquet_cell(t, field) for field in ("name", "input", "output", "metadata")]
         for i, o in enumerate(t.get("observations") or [None]):
             native["trace_id"].append(t["id"])
             for field, cell in zip(("name", "input", "output", "metadata"), trace_cells, strict=True):
                 native[f"trace_{field}"].append(cell)
             native["obs_index"].append(None if o is None else i)
             for col in _NATIVE[6:]:
-                cell = None if o is None else _cell(o, col[4:])
+                cell = None if o is None else parquet_cell(o, col[4:])
                 native[col].append(cell)
                 self.text_bytes += len(cell) if cell else 0
             self.values.append(value)
@@ -203,6 +203,8 @@ def write_dataset(traces: Iterable[Trace], out: str | os.PathLike[str], partitio
     out = Path(out)
     key = partition_key(partition_by)
     _check_replaceable(out, overwrite)
+    for kind in ("importing", "replaced"):  # what an import killed outright (kill -9) left beside ``out``
+        remove_dead_work(out, kind)
     stage = out.parent / f".{out.name}.{os.getpid()}.importing"
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)

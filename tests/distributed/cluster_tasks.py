@@ -6,16 +6,18 @@ import os
 import signal
 from pathlib import Path
 
-from evalkit.distributed import FlowOptions, PartitionResult, build_flow_partition
+from evalkit.distributed import FlowOptions, PartitionResult, Task, build_flow_partition
 
 
-def kill_worker_once(partition, options: FlowOptions, marker: str, victim: str) -> PartitionResult:
-    """Kill the worker process running the partition that holds ``victim``, the first time only."""
+def kill_worker_once(partition, *, marker: str, victim: str, task: Task = build_flow_partition,
+                     **kwargs) -> PartitionResult:
+    """Kill the worker process running the partition that holds ``victim``, the first time only; else
+    run ``task`` on it (flow graphs by default) and note which process did."""
     if any(t.id == victim for t in partition) and not os.path.exists(marker):
         Path(marker).write_text(str(os.getpid()))
         os.kill(os.getpid(), signal.SIGKILL)
-    result = build_flow_partition(partition, options)
-    with open(marker + ".ran", "a") as fh:  # which process built each partition
+    result = task(partition, **kwargs)
+    with open(marker + ".ran", "a") as fh:  # which process ran each partition
         fh.write(f"{partition[0].id} {os.getpid()}\n")
     return result
 

@@ -4,6 +4,7 @@ worker dies mid-run."""
 from __future__ import annotations
 
 import functools
+import time
 from pathlib import Path
 
 import cloudpickle
@@ -93,12 +94,20 @@ def test_a_task_that_raises_once_is_retried(tmp_path, traces, client):
     assert (tmp_path / "flows.jsonl").read_text() == _one_process(traces[:30], options)
 
 
-def test_a_task_that_always_raises_stops_the_run_and_writes_nothing(tmp_path, traces, client):
+@pytest.mark.parametrize("workers_write", [False, True])
+def test_a_task_that_always_raises_stops_the_run_and_writes_nothing(tmp_path, traces, client, workers_write):
     def broken(partition):
-        raise ValueError(f"cannot build {partition[0].id}")
+        if partition[0].id == traces[30].id:
+            raise ValueError(f"cannot build {partition[0].id}")
+        return build_flow_partition(partition, FlowOptions())
 
     with pytest.raises(ValueError, match="cannot build"):
-        run_partitions(client, broken, trace_partitions(traces[:20], 10), tmp_path / "flows.jsonl")
+        run_partitions(client, broken, trace_partitions(traces[:60], 10), tmp_path / "flows.jsonl",
+                       workers_write=workers_write)
+    deadline = time.monotonic() + 60  # let the partitions already running end: none may write
+    while any(client.run(lambda dask_worker: len(dask_worker.state.executing)).values()):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
     assert list(tmp_path.iterdir()) == []
 
 
