@@ -16,8 +16,7 @@ The report helpers need polars or matplotlib, so they are imported on first use:
 evalkit.checks`` (and every CLI command) stays free of both.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from evalkit.checks.base import Check
 from evalkit.checks.batch_judge import BatchJudged, batch_judge
@@ -76,6 +75,7 @@ from evalkit.checks.variance import (
     repeat_stability,
 )
 from evalkit.errors import CheckError, RoutingError
+from evalkit.facade import load_on_first_use
 
 if TYPE_CHECKING:
     from evalkit.checks.scorecard_report import (
@@ -98,12 +98,6 @@ _ON_FIRST_USE = {
                     "evalkit.checks.scorecard_report"),
     **dict.fromkeys(("draw_tree", "tree_graph"), "evalkit.checks.tree_drawing"),
 }
-
-
-def __getattr__(name: str) -> Any:
-    if name in _ON_FIRST_USE:
-        return getattr(importlib.import_module(_ON_FIRST_USE[name]), name)
-    raise AttributeError(f"module 'evalkit.checks' has no attribute {name!r}")
 
 
 __all__ = [
@@ -175,3 +169,5 @@ __all__ = [
     "worst",
     "write_scorecard",
 ]
+
+__getattr__, __dir__ = load_on_first_use(__name__, _ON_FIRST_USE, __all__)
