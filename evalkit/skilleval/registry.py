@@ -16,6 +16,7 @@ stops at the first problem: a user fixes the whole list in one pass.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,25 +124,29 @@ def _drafts(tree: RegistryTree) -> list[CaseDraft]:
             tree.problem(CASES_DIR, "missing folder: cases/<skill>/<case_id>/case.json holds the cases")
         return []
     drafts: list[CaseDraft] = []
-    skills = [s for s in tree.children(CASES_DIR) if f"{CASES_DIR}/{s}" not in tree.refused]
-    if not skills:
-        tree.problem(CASES_DIR, "holds no skill folders; add cases/<skill>/<case_id>/case.json")
-    for skill in skills:
+    for skill in _subfolders(tree, CASES_DIR, none="holds no skill folders; add cases/<skill>/<case_id>/case.json",
+                             not_folder="unexpected file: cases/ holds one folder per skill"):
         skill_rel = f"{CASES_DIR}/{skill}"
-        if skill_rel not in tree.folders:
-            tree.problem(skill_rel, "unexpected file: cases/ holds one folder per skill")
-            continue
-        case_names = [c for c in tree.children(skill_rel) if f"{skill_rel}/{c}" not in tree.refused]
-        if not case_names:
-            tree.problem(skill_rel, "holds no case folders; every skill needs its cases")
-        for case_name in case_names:
-            case_rel = f"{skill_rel}/{case_name}"
-            if case_rel not in tree.folders:
-                tree.problem(case_rel, f"unexpected file: cases/{skill}/ holds one folder per case")
-                continue
-            drafts.append(_draft(tree, skill, case_name, case_rel))
+        for case_name in _subfolders(tree, skill_rel, none="holds no case folders; every skill needs its cases",
+                                     not_folder=f"unexpected file: cases/{skill}/ holds one folder per case"):
+            drafts.append(_draft(tree, skill, case_name, f"{skill_rel}/{case_name}"))
     return drafts
 
+
+def _subfolders(tree: RegistryTree, rel: str, *, none: str, not_folder: str) -> Iterator[str]:
+    """The folders below ``rel`` in byte order, refused entries passed over (they have their problem).
+
+    A problem ``none`` when ``rel`` holds nothing, and ``not_folder`` for each file where a folder belongs,
+    reported as the walk reaches it so problems stay in folder order.
+    """
+    names = [n for n in tree.children(rel) if f"{rel}/{n}" not in tree.refused]
+    if not names:
+        tree.problem(rel, none)
+    for name in names:
+        if f"{rel}/{name}" in tree.folders:
+            yield name
+        else:
+            tree.problem(f"{rel}/{name}", not_folder)
 
 def _draft(tree: RegistryTree, skill: str, case_name: str, case_rel: str) -> CaseDraft:
     draft = CaseDraft(skill_folder=skill, case_folder=case_name, folder=case_rel)
