@@ -51,9 +51,19 @@ def _pin(args: argparse.Namespace, specs: list[Any]) -> Any:
         if provider != "replay":
             raise InputError(f"no model named for the {provider} judge: pass --model", path="--model")
         model = "*"  # replay: the cassette's one model
-    # The spec pin's reply cap and transport come along when the flags keep its provider (judge-runner #10).
+    # The spec pin's reply cap and transport come along when the flags keep its provider (judge-runner #10);
+    # --max-tokens and --transport override them.
     pinned = next((s.judge for s in specs if s.judge is not None), None) if same else None
     extra = {"max_tokens": pinned.max_tokens, "transport": pinned.transport} if pinned is not None else {}
+    if args.max_tokens is not None:
+        if args.max_tokens < 1:
+            raise InputError(f"the reply's token cap must be at least 1, not {args.max_tokens}", path="--max-tokens")
+        extra["max_tokens"] = args.max_tokens
+    if args.transport is not None:
+        if args.transport != "sdk" and provider != "openai":
+            raise InputError(f"transport {args.transport} is for the openai provider only, not {provider}",
+                             path="--transport")
+        extra["transport"] = args.transport
     return JudgePin(provider=provider, model=model, base_url=base_url, **extra)
 
 
@@ -242,6 +252,15 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="the model id, as the provider names it (overrides the specs' pin)")
     p.add_argument("--base-url", metavar="URL", help="an OpenAI- or Anthropic-compatible server, e.g. "
                                                      "http://127.0.0.1:8080/v1 for llama.cpp, vLLM or Ollama")
+    p.add_argument("--max-tokens", type=int, metavar="N",
+                   help="the reply's token cap, sent with every call (overrides the spec pin's maxTokens; "
+                        "default 1024). Part of the pin: the cache, the journal and a replay cassette keep "
+                        "replies per cap, and a run is resumed only with the cap it started with")
+    p.add_argument("--transport", choices=("sdk", "http"),
+                   help="openai only: sdk (the official openai client; the default) or http (the same "
+                        "requests, byte for byte, over evalkit's lean HTTP/1.1 pool: http:// servers only, "
+                        "for local servers such as vLLM, llama.cpp or Ollama at high --concurrency, where "
+                        "the SDK's CPU per call sets the pace). Overrides the spec pin's transport")
     p.add_argument("--cassette", metavar="FILE", help="with --provider replay: the recorded replies (JSONL)")
     p.add_argument("--record", metavar="FILE", help="append every live reply to this cassette, to replay later")
     p.add_argument("--concurrency", type=int, default=16, metavar="N", help="calls in flight at most (default 16)")

@@ -2,7 +2,8 @@
 
 A spec (:func:`read_judge_specs`) becomes one prompt per trace (:func:`build_prompt`); a reply is parsed
 (:func:`parse_judge_output`) into a verdict (:func:`to_verdict`) that :func:`verify_verdict` can only
-downgrade. Providers, the runner, its cache and journal add their names below.
+downgrade. Providers, the runner, its cache and journal add their names below; :func:`request_key` is the replay
+cassette's key of one request.
 """
 
 from evalkit.judge.audit import (
@@ -49,6 +50,7 @@ from evalkit.judge.providers import (
     ReplayProvider,
     ScriptedProvider,
     make_provider,
+    request_key,
 )
 from evalkit.judge.render import render_trace
 from evalkit.judge.run_report import judge_run_table, runs_path_of
@@ -93,6 +95,7 @@ __all__ = [
     "RetryPolicy",
     "ScriptedProvider",
     "make_provider",
+    "request_key",
     "run_judge",
     "run_prompts",
     "judge_run_table",

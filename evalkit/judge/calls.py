@@ -96,7 +96,7 @@ def correction_turns(reply_text: str, problem: str) -> list[dict[str, str]]:
 async def judge_once(provider: Provider, messages: list[dict[str, str]], schema: dict[str, Any], *,
                      key: str, policy: RetryPolicy, sleep: Sleep = asyncio.sleep,
                      on_call: Callable[[], None] | None = None,
-                     should_stop: Callable[[], bool] | None = None) -> CallOutcome:
+                     should_stop: Callable[[], bool] | None = None, prepared: Any = None) -> CallOutcome:
     """Judge one prompt: call, retry transient failures, re-ask once on an invalid reply.
 
     Args:
@@ -108,6 +108,8 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
         sleep: the wait (injected by tests).
         on_call: called before each call (progress counting).
         should_stop: when it returns True, no further call is made (a fatal error elsewhere).
+        prepared: the request rendered ahead by the provider's ``prepare`` for these messages and schema;
+            used until the messages change (a correction turn).
     """
     outcome = CallOutcome(output=None)
     rng: random.Random | None = None  # seeded on the first retry: most items never need one
@@ -121,7 +123,10 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
         if on_call is not None:
             on_call()
         try:
-            reply = await provider.complete(messages, schema)
+            if prepared is None:
+                reply = await provider.complete(messages, schema)
+            else:
+                reply = await provider.complete(messages, schema, prepared=prepared)  # type: ignore[call-arg]
         except TransientError as exc:
             transient += 1
             if transient >= policy.max_attempts:
@@ -156,6 +161,7 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
             corrected = True
             outcome.retries["invalid-reply"] = outcome.retries.get("invalid-reply", 0) + 1
             messages = [*messages, *correction_turns(reply.text, str(exc))]
+            prepared = None  # rendered for the messages before the correction
 
 
 def output_text(output: dict[str, Any]) -> str:

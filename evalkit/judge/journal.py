@@ -23,6 +23,7 @@ from typing import Any
 from evalkit.errors import InputError, StrictJSONError
 from evalkit.io.append_only import CutOffLine
 from evalkit.io.strict_json import loads_strict
+from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS
 
 try:
     import fcntl
@@ -104,6 +105,45 @@ def append_lines(path: str | Path, lines: Sequence[str]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def journal_header(provider: Any) -> dict[str, Any]:
+    """The journal's first record: the judge pinned for the whole run (C-PIN).
+
+    Provider, model, temperature, and the reply's token cap (``maxTokens``) for providers that send one:
+    a run resumed with any of them changed would mix two judges' verdicts in one file.
+    """
+    pin: dict[str, Any] = {"model": provider.model, "provider": provider.name,
+                           "temperature": float(provider.temperature)}
+    max_tokens = getattr(provider, "max_tokens", None)
+    if max_tokens is not None:
+        pin["maxTokens"] = int(max_tokens)
+    return {"judgeJournal": pin}
+
+
+_PIN_FLAGS = {"provider": "--provider", "model": "--model", "maxTokens": "--max-tokens"}
+
+
+def check_journal_header(record: dict[str, Any], header: dict[str, Any], path: str | Path, line: int) -> None:
+    """Refuse to resume a journal that another judge wrote.
+
+    Raises:
+        InputError: the pins differ; the message names each field that differs, both values, and the way out.
+    """
+    if record == header:
+        return
+    was, now = record.get("judgeJournal") or {}, header["judgeJournal"]
+    # A journal written before the cap was recorded was written at the default cap (as replay keys are).
+    if isinstance(was, dict) and "maxTokens" not in was and now.get("maxTokens") == DEFAULT_MAX_TOKENS \
+            and was == {k: v for k, v in now.items() if k != "maxTokens"}:
+        return
+    fields = sorted(set(was) | set(now))
+    changes = "; ".join(f"{k} {was.get(k, 'not recorded')!r} in the journal, {now.get(k, 'not sent')!r} now"
+                        for k in fields if was.get(k) != now.get(k))
+    hints = [_PIN_FLAGS[k] for k in fields if k in _PIN_FLAGS and was.get(k) != now.get(k) and k in was]
+    undo = f"rerun with the journal's {' and '.join(hints)}, " if hints else ""
+    raise InputError(f"this journal is of another judge ({changes}): {undo}pass another --journal, or delete "
+                     "it to start over", file=str(path), line=line)
 
 
 @contextlib.contextmanager

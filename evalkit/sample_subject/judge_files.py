@@ -18,8 +18,7 @@ from evalkit.contracts.judge import JudgeSpec
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.io.canonical import canonical_line, compact_sorted_json
-from evalkit.judge import build_prompts
-from evalkit.judge.providers.replay import request_key
+from evalkit.judge import build_prompts, request_key
 from evalkit.sample_subject.catalog import JUDGE_MODEL
 
 # What the judge sees: the customer's message, the agent's reply and every step's input and output.

@@ -250,3 +250,75 @@ def test_a_refusal_without_content_is_a_call_error_on_both(keys):
     assert [str(e) for e in outcomes["sdk"]] == [str(e) for e in outcomes["http"]]
     assert isinstance(outcomes["http"][0], CallError) and "I cannot judge this" in str(outcomes["http"][0])
     assert not isinstance(outcomes["http"][0], FatalError)
+
+
+@pytest.mark.parametrize("framing", ["length", "chunked", "to-eof"])
+def test_a_response_arriving_a_byte_at_a_time_is_read_whole(framing):
+    from evalkit.judge.providers.raw_http import _Connection
+
+    payload = json.dumps({"choices": [], "note": "naïve " * 50}).encode()
+    body = gzip.compress(payload)
+    if framing == "chunked":
+        head = b"Transfer-Encoding: chunked\r\n"
+        wire = b"".join(b"%x;ext=1\r\n%s\r\n" % (len(part), part) for part in (body[:7], body[7:40], body[40:]))
+        wire += b"0\r\nX-Trailer: 1\r\n\r\n"
+    elif framing == "length":
+        head, wire = b"Content-Length: %d\r\n" % len(body), body
+    else:
+        head, wire = b"", body
+    response = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n" + head + b"\r\n" + wire
+
+    class Transport:
+        def write(self, data):
+            self.sent = data
+
+        def is_closing(self):
+            return False
+
+        def close(self):
+            pass
+
+    async def main():
+        connection = _Connection()
+        connection.connection_made(Transport())
+        done = connection.exchange(b"POST / HTTP/1.1\r\n\r\n")
+        for i in range(len(response)):
+            assert not done.done()
+            connection.data_received(response[i:i + 1])
+        if framing == "to-eof":
+            assert not done.done()
+            connection.eof_received()
+        reply, reusable = done.result()
+        assert reply.status == 200 and reply.body == payload
+        assert reusable == (framing != "to-eof") == connection.usable
+
+    _on_own_loop(main())
+
+
+def test_a_connection_closed_mid_response_or_a_garbled_one_is_a_transient_error(keys):
+    async def serve(reply: bytes):
+        async def handle(reader, writer):
+            await reader.readuntil(b"\r\n\r\n")
+            writer.write(reply)
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        return server, server.sockets[0].getsockname()[1]
+
+    async def main():
+        from evalkit.judge.providers.raw_http import JSONPoster
+
+        outcomes = []
+        for reply in (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"cut", b"SMTP ready\r\n\r\n"):
+            server, port = await serve(reply)
+            poster = JSONPoster(f"http://127.0.0.1:{port}/v1", headers={}, timeout=5)
+            try:
+                await poster.post("/chat/completions", b"{}")
+            except TransientError as exc:
+                outcomes.append((exc.kind, str(exc).split(":")[0]))
+            await poster.aclose()
+            server.close()
+        return outcomes
+
+    assert _on_own_loop(main()) == [("connection", "connection failed"), ("server", "unreadable response")]

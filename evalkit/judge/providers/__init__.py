@@ -15,7 +15,7 @@ from typing import Any
 from evalkit.errors import CallError, FatalError, MissingCredential, ProviderError, TransientError
 from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS, Provider, ProviderReply
 from evalkit.judge.providers.fake import ScriptedProvider
-from evalkit.judge.providers.replay import CassetteRecorder, ReplayProvider
+from evalkit.judge.providers.replay import CassetteRecorder, ReplayProvider, request_key
 
 PROVIDERS = ("openai", "anthropic", "replay")
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -78,7 +78,7 @@ def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path
     elif name == "replay":
         if cassette is None:
             raise InputError("the replay judge needs a cassette (--cassette FILE)")
-        provider = ReplayProvider(cassette, model=model if model not in ("", "*") else None)
+        provider = ReplayProvider(cassette, model=model if model not in ("", "*") else None, max_tokens=max_tokens)
     else:
         raise InputError(f"unknown judge provider {name!r}: expected one of {', '.join(PROVIDERS)}")
     return CassetteRecorder(provider, record) if record is not None else provider
@@ -86,4 +86,4 @@ def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path
 
 __all__ = ["DEFAULT_MAX_TOKENS", "KEY_VARIABLES", "PROVIDERS", "CallError", "CassetteRecorder", "FatalError", "MissingCredential",
            "Provider", "ProviderError", "ProviderReply", "ReplayProvider", "ScriptedProvider", "TransientError",
-           "make_provider", "require_key"]
+           "make_provider", "request_key", "require_key"]

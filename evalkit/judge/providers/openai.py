@@ -103,6 +103,7 @@ class OpenAIProvider:
         self._mode_index = 0
         self._formats: dict[tuple[int, StructuredMode], tuple[Any, dict[str, Any], bytes]] = {}
         self._poster: JSONPoster | None = None
+        self._pinned: tuple[tuple[Any, ...], bytes, bytes, bytes] | None = None  # the body's pinned parts
         self._client: Any = None
         if transport == "http":
             self._poster = JSONPoster(base_url or "", timeout=timeout, max_connections=max_connections, headers={
@@ -150,23 +151,48 @@ class OpenAIProvider:
         return entry[1], entry[2]
 
     def _body(self, mode: StructuredMode, messages: list[dict[str, str]], schema: dict[str, Any]) -> bytes:
-        """The JSON body the SDK would send for :meth:`_request`, the same bytes, assembled from parts."""
+        """The JSON body the SDK would send for :meth:`_request`, the same bytes, assembled from parts (the
+        pinned ones written once, not once per call)."""
+        pinned = (self.model, self.max_tokens, self.temperature)
+        if self._pinned is None or self._pinned[0] != pinned:
+            self._pinned = (pinned, b'{"model":' + _dumps(self.model) + b',"messages":',
+                            b',"max_tokens":' + _dumps(self.max_tokens), b',"temperature":' + _dumps(self.temperature) + b"}")
+        _, head, cap, temperature = self._pinned
         sent = messages if mode == "json_schema" else with_inline_schema(messages, schema)
-        parts = [b'{"model":', _dumps(self.model), b',"messages":', _dumps(sent),
-                 b',"max_tokens":', _dumps(self.max_tokens)]
-        if mode != "prompt":
-            parts += [b',"response_format":', self._format(mode, schema)[1]]
-        parts += [b',"temperature":', _dumps(self.temperature), b"}"]
-        return b"".join(parts)
+        if mode == "prompt":
+            return b"".join((head, _dumps_messages(sent), cap, temperature))
+        return b"".join((head, _dumps_messages(sent), cap, b',"response_format":', self._format(mode, schema)[1],
+                         temperature))
 
-    async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ProviderReply:
-        """One call (stepping down the structured-output chain on a refusal); see the module docstring."""
+    def prepare(self, messages: Any, schema: dict[str, Any]) -> tuple[StructuredMode, bytes] | None:
+        """The ``http`` transport's request body for these messages, rendered ahead of the call (the runner
+        renders the next prompts while calls are in flight); None for the SDK, which renders its own."""
+        if self._poster is None:
+            return None
+        mode = self.mode
+        return mode, self._body(mode, messages, schema)
+
+    def connect(self, connections: int) -> None:
+        """Start opening the ``http`` transport's connections now, in the background, rather than on the first
+        calls (best effort: a connection that fails to open is left to the call that needs it to report)."""
+        if self._poster is not None:
+            self._poster.preconnect(connections)
+
+    async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any], *,
+                       prepared: tuple[StructuredMode, bytes] | None = None) -> ProviderReply:
+        """One call (stepping down the structured-output chain on a refusal); see the module docstring.
+
+        ``prepared``: the body :meth:`prepare` rendered for these messages; sent when its mode is still the
+        one in use (after a refusal the body is rendered again for the next mode).
+        """
         refused = 0
         while True:
             mode = self.mode
             try:
                 if self._poster is not None:
-                    return await self._complete_http(mode, messages, schema, refused)
+                    body = prepared[1] if prepared is not None and prepared[0] == mode \
+                        else self._body(mode, messages, schema)
+                    return await self._complete_http(mode, body, refused)
                 return await self._complete_sdk(mode, messages, schema, refused)
             except _Status as exc:
                 used = self.modes.index(mode)
@@ -196,10 +222,9 @@ class OpenAIProvider:
                       usage and {"prompt_tokens": getattr(usage, "prompt_tokens", None),
                                  "completion_tokens": getattr(usage, "completion_tokens", None)}, mode, refused)
 
-    async def _complete_http(self, mode: StructuredMode, messages: list[dict[str, str]], schema: dict[str, Any],
-                             refused: int) -> ProviderReply:
+    async def _complete_http(self, mode: StructuredMode, body: bytes, refused: int) -> ProviderReply:
         assert self._poster is not None
-        status, headers, raw = await self._poster.post("/chat/completions", self._body(mode, messages, schema))
+        status, headers, raw = await self._poster.post("/chat/completions", body)
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
@@ -227,6 +252,17 @@ class OpenAIProvider:
 def _dumps(value: Any) -> bytes:
     """JSON exactly as the ``openai`` SDK writes a request body (``openapi_dumps``)."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _dumps_messages(messages: Any) -> bytes:
+    """:func:`_dumps` of the messages, the same bytes, by orjson (a third of the time): for lists of
+    string-valued dicts both write compact JSON with only ``"``, ``\\`` and control characters escaped."""
+    if all(type(m) is dict and all(type(v) is str for v in m.values()) for m in messages):
+        try:
+            return orjson.dumps(messages)
+        except TypeError:  # orjson.JSONEncodeError: a lone surrogate, which json writes as an escape
+            pass
+    return _dumps(messages)
 
 
 def _error_text(status: int, data: Any) -> str:

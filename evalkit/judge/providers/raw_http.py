@@ -4,8 +4,10 @@ Why it exists: through the official ``openai`` SDK a chat-completion call costs 
 small machine (the SDK transforms every request recursively, schema included, and httpx's connection
 pool checks every pooled socket on every request). Against a local server (vLLM, llama.cpp, Ollama) with
 short latencies and many calls in flight, that CPU, not the server, sets the pace. This client costs
-about 0.1 ms a call: one pooled socket per call in flight, the request written in one piece, the reply
-read by ``Content-Length`` (or chunked), nothing else.
+about 0.1 ms a call, event loop included: one pooled socket per call in flight (opened ahead of the first
+calls by :meth:`JSONPoster.preconnect`), the request written in one piece, the reply parsed straight
+from the socket's bytes by a protocol (no stream reader between) and read by ``Content-Length`` (or
+chunked), nothing else.
 
 What it does not do, on purpose: TLS, proxies, redirects, HTTP/2, cookies. It serves ``http://`` URLs
 only (a server on this machine or the local network); everything else goes through the SDK, which
@@ -15,14 +17,13 @@ stays the default (see :mod:`evalkit.judge.providers.openai`).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import zlib
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from evalkit.errors import InputError, TransientError
-
-_Connection = tuple[asyncio.StreamReader, asyncio.StreamWriter]
 
 
 class HTTPReply(NamedTuple):
@@ -35,6 +36,168 @@ class HTTPReply(NamedTuple):
 
 class _Unreadable(Exception):
     """The server's bytes are not an HTTP/1.1 response this client reads."""
+
+
+_HEAD_LIMIT = 1 << 20
+"""The longest response head read (status line and headers), as the stream reader's limit was."""
+
+
+class _Connection(asyncio.Protocol):
+    """One keep-alive connection: sends a request, parses the response from the bytes as they arrive.
+
+    At most one exchange at a time (HTTP/1.1 without pipelining); :meth:`exchange` returns a future that
+    is done when the whole response is in (or the connection failed)."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.waiter: asyncio.Future[tuple[HTTPReply, bool]] | None = None
+        self.head: tuple[int, dict[str, str], bool] | None = None  # status, headers, reusable
+        self.eof = False
+        self.closed = False
+
+    # -- asyncio.Protocol ---------------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if self.waiter is not None:
+            self._parse()
+
+    def eof_received(self) -> bool:
+        self.eof = True
+        if self.waiter is not None:
+            self._parse()
+        return False  # close the transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_exception(exc or ConnectionResetError("the server closed the connection mid-response"))
+        self.waiter = None
+
+    # -- the exchange -------------------------------------------------------------------------
+    @property
+    def usable(self) -> bool:
+        """Still open, and the server did not close or write to it while it was idle."""
+        return not (self.closed or self.eof or self.buffer or self.transport is None
+                    or self.transport.is_closing())
+
+    def exchange(self, request: bytes) -> asyncio.Future[tuple[HTTPReply, bool]]:
+        """Send ``request``; the future gets ``(reply, reusable)``."""
+        assert self.transport is not None and self.waiter is None
+        self.waiter = asyncio.get_running_loop().create_future()
+        self.head = None
+        self.transport.write(request)
+        return self.waiter
+
+    def close(self) -> None:
+        if self.transport is not None:
+            self.transport.close()
+
+    def _parse(self) -> None:
+        waiter = self.waiter
+        if waiter is None or waiter.done():
+            return
+        try:
+            done = self._response()
+        except _Unreadable as exc:
+            self.waiter = None
+            waiter.set_exception(exc)
+            return
+        if done is not None:
+            self.waiter = None
+            waiter.set_result(done)
+        elif self.eof:
+            self.waiter = None
+            waiter.set_exception(ConnectionResetError("the server closed the connection mid-response"))
+
+    def _response(self) -> tuple[HTTPReply, bool] | None:
+        """The whole response when it is in the buffer (consumed), else None (wait for more bytes)."""
+        buffer = self.buffer
+        if self.head is None:
+            end = buffer.find(b"\r\n\r\n")
+            if end < 0:
+                if len(buffer) > _HEAD_LIMIT:
+                    raise _Unreadable(f"response head longer than {_HEAD_LIMIT} bytes")
+                return None
+            lines = buffer[:end].decode("latin-1").split("\r\n")
+            del buffer[:end + 4]
+            parts = lines[0].split(" ", 2)
+            if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
+                raise _Unreadable(f"status line {lines[0][:80]!r}")
+            headers: dict[str, str] = {}
+            for line in lines[1:]:
+                if line:
+                    name, _, value = line.partition(":")
+                    headers[name.strip().lower()] = value.strip()
+            reusable = parts[0] == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
+            self.head = (int(parts[1]), headers, reusable)
+        status, headers, reusable = self.head
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            parsed = _chunked_body(buffer)
+            if parsed is None:
+                return None
+            body, used = parsed
+        elif "content-length" in headers:
+            try:
+                used = int(headers["content-length"])
+            except ValueError:
+                raise _Unreadable(f"Content-Length {headers['content-length']!r}") from None
+            if len(buffer) < used:
+                return None
+            body = bytes(buffer[:used])
+        else:  # the body runs to the end of the connection
+            if not self.eof:
+                return None
+            body, used, reusable = bytes(buffer), len(buffer), False
+        del buffer[:used]
+        if buffer:  # bytes past the response: the connection is out of step, do not reuse it
+            reusable = False
+        return HTTPReply(status, headers, _decoded(body, headers)), reusable
+
+
+def _chunked_body(buffer: bytearray) -> tuple[bytes, int] | None:
+    """``(body, bytes used)`` of a complete chunked body at the buffer's start; None while incomplete."""
+    chunks, pos = [], 0
+    while True:
+        eol = buffer.find(b"\r\n", pos)
+        if eol < 0:
+            return None
+        line = bytes(buffer[pos:eol])
+        try:
+            size = int(line.split(b";", 1)[0].strip(), 16)
+        except ValueError:
+            raise _Unreadable(f"chunk size line {line[:40]!r}") from None
+        pos = eol + 2
+        if size == 0:
+            while True:  # trailers, then the blank line
+                eol = buffer.find(b"\r\n", pos)
+                if eol < 0:
+                    return None
+                blank, pos = eol == pos, eol + 2
+                if blank:
+                    return b"".join(chunks), pos
+        if len(buffer) < pos + size + 2:
+            return None
+        chunks.append(bytes(buffer[pos:pos + size]))
+        pos += size + 2
+
+
+def _decoded(body: bytes, headers: dict[str, str]) -> bytes:
+    encoding = headers.get("content-encoding", "identity").lower()
+    if encoding in ("gzip", "deflate"):
+        try:
+            return zlib.decompress(body, 47 if encoding == "gzip" else 15)
+        except zlib.error:
+            try:
+                return zlib.decompress(body, -15)  # raw deflate, as some servers send it
+            except zlib.error as exc:
+                raise _Unreadable(f"{encoding} body: {exc}") from None
+    if encoding != "identity":
+        raise _Unreadable(f"Content-Encoding {encoding!r}")
+    return body
 
 
 class JSONPoster:
@@ -65,8 +228,40 @@ class JSONPoster:
             host = f"[{self.host}]" + (f":{self.port}" if url.port else "")
         self._head = "".join(f"{k}: {v}\r\n" for k, v in {"Host": host, **headers}.items()).encode("latin-1")
         self._idle: list[_Connection] = []
+        self._max_connections = max_connections
         self._slots = asyncio.Semaphore(max_connections) if max_connections else contextlib.nullcontext()
-        self._open: set[asyncio.StreamWriter] = set()
+        self._open: set[_Connection] = set()
+        self._opening = 0  # connections being opened ahead (preconnect)
+        self._waiters: collections.deque[asyncio.Future] = collections.deque()
+        self._warming: set[asyncio.Task] = set()
+
+    def preconnect(self, connections: int) -> None:
+        """Start opening ``connections`` sockets (at most ``max_connections``) in the background, so the first
+        posts find them open; a post that finds none idle waits for one still opening rather than opening
+        its own. Best effort: a socket that fails to open is left to the post that needs one to report.
+        Call from within the event loop."""
+        if self._max_connections:
+            connections = min(connections, self._max_connections)
+        for _ in range(connections - len(self._open) - self._opening):
+            self._opening += 1
+            task = asyncio.ensure_future(self._open_ahead())
+            self._warming.add(task)
+            task.add_done_callback(self._warming.discard)
+
+    async def _open_ahead(self) -> None:
+        try:
+            async with asyncio.timeout(self.timeout):
+                connection = await self._open_connection()
+            self._idle.append(connection)
+        except OSError:  # TimeoutError included: the post that waits for it opens its own, and reports
+            pass
+        finally:
+            self._opening -= 1
+            while self._waiters:  # hand it to the first post still waiting
+                waiter = self._waiters.popleft()
+                if not waiter.done():
+                    waiter.set_result(None)
+                    break
 
     async def post(self, path: str, body: bytes) -> HTTPReply:
         """Send one POST and read its whole response.
@@ -82,11 +277,11 @@ class JSONPoster:
             try:
                 async with asyncio.timeout(self.timeout):
                     connection = await self._connection()
-                    reply, reusable = await self._exchange(connection, request)
+                    reply, reusable = await connection.exchange(request)
             except TimeoutError:
                 self._discard(connection)
                 raise TransientError(f"timed out: no answer within {self.timeout:g}s", kind="timeout") from None
-            except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
+            except OSError as exc:
                 self._discard(connection)
                 raise TransientError(f"connection failed: {type(exc).__name__}: {exc}", kind="connection") from None
             except _Unreadable as exc:
@@ -102,83 +297,42 @@ class JSONPoster:
             return reply
 
     async def _connection(self) -> _Connection:
-        while self._idle:
-            reader, writer = self._idle.pop()
-            if not reader.at_eof() and not writer.is_closing():  # the server did not close it while idle
-                return reader, writer
-            self._discard((reader, writer))
-        reader, writer = await asyncio.open_connection(self.host, self.port, limit=1 << 20)
-        self._open.add(writer)
-        return reader, writer
+        while True:
+            while self._idle:
+                connection = self._idle.pop()
+                if connection.usable:  # the server did not close it while idle
+                    return connection
+                self._discard(connection)
+            if self._opening <= len(self._waiters):  # no socket opening ahead is left for this post
+                break
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            finally:
+                with contextlib.suppress(ValueError):
+                    self._waiters.remove(waiter)
+        return await self._open_connection()
 
-    async def _exchange(self, connection: _Connection, request: bytes) -> tuple[HTTPReply, bool]:
-        reader, writer = connection
-        writer.write(request)
-        head = await reader.readuntil(b"\r\n\r\n")
-        lines = head.decode("latin-1").split("\r\n")
-        parts = lines[0].split(" ", 2)
-        if len(parts) < 2 or not parts[0].startswith("HTTP/1.") or not parts[1].isdigit():
-            raise _Unreadable(f"status line {lines[0][:80]!r}")
-        status = int(parts[1])
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            if line:
-                name, _, value = line.partition(":")
-                headers[name.strip().lower()] = value.strip()
-        reusable = parts[0] == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
-        if "chunked" in headers.get("transfer-encoding", "").lower():
-            body = await _read_chunked(reader)
-        elif "content-length" in headers:
-            try:
-                length = int(headers["content-length"])
-            except ValueError:
-                raise _Unreadable(f"Content-Length {headers['content-length']!r}") from None
-            body = await reader.readexactly(length)
-        else:  # the body runs to the end of the connection
-            body, reusable = await reader.read(), False
-        encoding = headers.get("content-encoding", "identity").lower()
-        if encoding in ("gzip", "deflate"):
-            try:
-                body = zlib.decompress(body, 47 if encoding == "gzip" else 15)
-            except zlib.error:
-                try:
-                    body = zlib.decompress(body, -15)  # raw deflate, as some servers send it
-                except zlib.error as exc:
-                    raise _Unreadable(f"{encoding} body: {exc}") from None
-        elif encoding != "identity":
-            raise _Unreadable(f"Content-Encoding {encoding!r}")
-        return HTTPReply(status, headers, body), reusable
+    async def _open_connection(self) -> _Connection:
+        _, connection = await asyncio.get_running_loop().create_connection(_Connection, self.host, self.port)
+        self._open.add(connection)
+        return connection
 
     def _discard(self, connection: _Connection | None) -> None:
         if connection is not None:
-            self._open.discard(connection[1])
-            connection[1].close()
+            self._open.discard(connection)
+            connection.close()
 
     async def aclose(self) -> None:
         """Close every connection."""
+        for task in list(self._warming):
+            task.cancel()
         self._idle.clear()
-        writers, self._open = self._open, set()
-        for writer in writers:
-            writer.close()
-        for writer in writers:
-            with contextlib.suppress(OSError):
-                await writer.wait_closed()
-
-
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    chunks = []
-    while True:
-        line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(line.split(b";", 1)[0].strip(), 16)
-        except ValueError:
-            raise _Unreadable(f"chunk size line {line[:40]!r}") from None
-        if size == 0:
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":  # trailers, then the blank line
-                pass
-            return b"".join(chunks)
-        chunk = await reader.readexactly(size + 2)
-        chunks.append(chunk[:-2])
+        connections, self._open = self._open, set()
+        for connection in connections:
+            connection.close()
+        await asyncio.sleep(0)  # the transports finish closing (connection_lost) on the next turn
 
 
 __all__ = ["HTTPReply", "JSONPoster"]

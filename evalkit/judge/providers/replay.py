@@ -3,10 +3,14 @@
 A cassette is a JSONL file, one recorded call per line::
 
     {"reply": {"inputTokens": 812, "outputTokens": 95, "text": "{...}"},
-     "request": {"messages": [...], "model": "gpt-4o-mini", "schema": {...}, "temperature": 0}}
+     "request": {"maxTokens": 1024, "messages": [...], "model": "gpt-4o-mini", "schema": {...},
+                 "temperature": 0}}
 
-The replay provider answers a prompt with the reply recorded for the same model, temperature, messages
-and schema; a prompt that was not recorded fails that item (never a made-up reply). A compact cassette
+The replay provider answers a prompt with the reply recorded for the same model, temperature, messages,
+schema and reply token cap (``maxTokens``: a request with another cap is another request, as in the
+judge cache's key; a cassette entry without one was recorded at the default cap, so the default is left
+out of the key and older cassettes keep replaying); a prompt that was not recorded fails that item
+(never a made-up reply). A compact cassette
 (the bundled sample's) holds each request's key and model instead of the request itself::
 
     {"key": "<request_key(...)>", "model": "sim-judge-2026-01", "reply": {...}}
@@ -23,14 +27,25 @@ from typing import Any
 from evalkit.errors import CallError, InputError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.journal import append_lines, iter_journal
-from evalkit.judge.providers.base import Provider, ProviderReply
+from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS, Provider, ProviderReply
 
 
-def request_key(model: str, temperature: float, messages: list[dict[str, str]], schema: dict[str, Any]) -> str:
-    """The cassette's key of one request: sha256 of its canonical JSON."""
-    text = compact_sorted_json({"messages": messages, "model": model, "schema": schema,
-                                "temperature": temperature})
-    return hashlib.sha256(text.encode()).hexdigest()
+def request_key(model: str, temperature: float, messages: list[dict[str, str]], schema: dict[str, Any],
+                max_tokens: int | None = None) -> str:
+    """The cassette's key of one request: sha256 of its canonical JSON.
+
+    Args:
+        model: the model id.
+        temperature: the temperature (0).
+        messages: the prompt's messages.
+        schema: the reply's JSON Schema.
+        max_tokens: the reply's token cap; None or the default cap (:data:`DEFAULT_MAX_TOKENS`) leave it out
+            of the key, so keys made before the cap was part of them still match.
+    """
+    request = {"messages": messages, "model": model, "schema": schema, "temperature": temperature}
+    if max_tokens is not None and int(max_tokens) != DEFAULT_MAX_TOKENS:
+        request["maxTokens"] = int(max_tokens)
+    return hashlib.sha256(compact_sorted_json(request).encode()).hexdigest()
 
 
 class ReplayProvider:
@@ -39,6 +54,7 @@ class ReplayProvider:
     Args:
         cassette: the JSONL file of recorded calls.
         model: the model to replay; None takes the cassette's model when it holds only one.
+        max_tokens: the token cap of the requests to replay (the pin's); None: the default cap.
 
     Raises:
         InputError: the cassette is missing, malformed, or holds several models and none was named.
@@ -46,9 +62,10 @@ class ReplayProvider:
 
     name = "replay"
 
-    def __init__(self, cassette: str | Path, *, model: str | None = None) -> None:
+    def __init__(self, cassette: str | Path, *, model: str | None = None, max_tokens: int | None = None) -> None:
         self.cassette = Path(cassette)
         self.temperature = 0.0
+        self.max_tokens = max_tokens  # part of the cache key and the journal's pin, as for a live provider
         if not self.cassette.is_file():
             raise InputError("cassette not found", file=str(self.cassette))
         self._replies: dict[str, ProviderReply] = {}
@@ -61,7 +78,7 @@ class ReplayProvider:
                 else:
                     request = record["request"]
                     key = request_key(request["model"], request["temperature"], request["messages"],
-                                      request["schema"])
+                                      request["schema"], request.get("maxTokens"))
                     model_name = request["model"]
                 models.add(model_name)
                 self._replies[key] = ProviderReply(text=reply["text"], input_tokens=reply.get("inputTokens"),
@@ -78,9 +95,10 @@ class ReplayProvider:
 
     async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ProviderReply:
         """The recorded reply to this exact prompt."""
-        reply = self._replies.get(request_key(self.model, self.temperature, messages, schema))
+        reply = self._replies.get(request_key(self.model, self.temperature, messages, schema, self.max_tokens))
         if reply is None:
-            raise CallError(f"{self.cassette}: no reply recorded for this prompt with model {self.model}")
+            cap = "" if self.max_tokens in (None, DEFAULT_MAX_TOKENS) else f" and max tokens {self.max_tokens}"
+            raise CallError(f"{self.cassette}: no reply recorded for this prompt with model {self.model}{cap}")
         return reply
 
     async def aclose(self) -> None:
@@ -102,12 +120,18 @@ class CassetteRecorder:
         self.model = provider.model
         self.temperature = provider.temperature
         self.max_tokens = getattr(provider, "max_tokens", None)  # part of the cache key
+        # Bodies rendered ahead and the pool opened ahead, as without the recorder (the runner asks for both).
+        self.prepare = getattr(provider, "prepare", None)
+        self.connect = getattr(provider, "connect", None)
 
-    async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ProviderReply:
+    async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any],
+                       **prepared: Any) -> ProviderReply:
         """The live reply, recorded."""
-        reply = await self.inner.complete(messages, schema)
-        entry = {"request": {"messages": messages, "model": self.model, "schema": schema,
-                             "temperature": self.temperature},
+        reply = await self.inner.complete(messages, schema, **prepared)
+        request = {"messages": messages, "model": self.model, "schema": schema, "temperature": self.temperature}
+        if self.max_tokens is not None:
+            request["maxTokens"] = int(self.max_tokens)
+        entry = {"request": request,
                  "reply": {"inputTokens": reply.input_tokens, "outputTokens": reply.output_tokens,
                            "text": reply.text}}
         append_lines(self.cassette, [compact_sorted_json(entry, allow_nan=False) + "\n"])

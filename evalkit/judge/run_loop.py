@@ -1,0 +1,353 @@
+"""The judge runner's loop: units queued for ``concurrency`` slots, replies stored in batches, the journal.
+
+:func:`evalkit.judge.runner.run_prompts` builds a :class:`RunLoop` and drives it; this module holds what
+happens per unit (resume, pre-verdict, cache, call) and per tick (store the replies that landed, append
+them to the journal), kept apart from the public entry points.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from evalkit.contracts.verdict import CriterionVerdict
+from evalkit.errors import FatalError, InputError
+from evalkit.io.canonical import canonical_line
+from evalkit.judge.cache import CachedReply, JudgeCache, key_maker
+from evalkit.judge.calls import CallOutcome, RetryPolicy, Sleep, judge_once, output_text
+from evalkit.judge.cost import PriceTable
+from evalkit.judge.journal import (
+    append_lines,
+    check_journal_header,
+    drop_cut_off_tail,
+    iter_journal,
+    journal_header,
+)
+from evalkit.judge.providers.base import Provider
+from evalkit.judge.run_outputs import (
+    FinishedItems,
+    JudgeRunSummary,
+    cached_run_line,
+    journal_line,
+    record_line,
+    sidecar_paths,
+    verdict_obj,
+)
+
+Verify = Callable[[Any, CriterionVerdict], CriterionVerdict]
+CACHE_BATCH = 256
+"""Units looked up in the cache per query; also how often the progress bar moves during a replay."""
+FLUSH_RECORDS = 256
+FLUSH_SECONDS = 0.25
+"""Journal and cache are written when this many replies are pending or this long has passed: a crash
+loses at most these (their calls are made again), and fsync does not throttle fast servers."""
+
+
+class RunLoop:
+    """One judge run's state and event loop work: the queue of units, the slots, the journal, the summary.
+
+    Built and driven by :func:`evalkit.judge.runner.run_prompts` (see that module's docstring for the
+    order in which an item is finished)."""
+
+    def __init__(self, provider: Provider, out: Path, journal: Path, repeats: int, concurrency: int,
+                 cache: JudgeCache | None, max_cost: float | None, prices: PriceTable, verify: Verify | None,
+                 policy: RetryPolicy, sleep: Sleep, progress: bool) -> None:
+        self.provider, self.repeats, self.cache = provider, repeats, cache
+        self.max_cost, self.prices, self.verify = max_cost, prices, verify
+        self.policy, self.sleep, self.journal, self.concurrency = policy, sleep, journal, concurrency
+        self.queue: asyncio.Queue[tuple[Any, int, Any] | None] = asyncio.Queue(maxsize=concurrency)
+        self.prepare = getattr(provider, "prepare", None)  # renders a request body ahead (openai)
+        self.landed: list[tuple[Any, int, CallOutcome, float | None]] = []
+        self.closer: Any = None  # closes the provider when its last call has landed (run_judge's runs)
+        self.workers: list[asyncio.Task] = []
+        runs, _, _ = sidecar_paths(out)
+        self.summary = JudgeRunSummary(verdicts_path=out, runs_path=runs, journal_path=journal)
+        self.items = FinishedItems()
+        self.pending_journal: list[str] = []
+        self.last_flush = time.monotonic()
+        self.resumable = False
+        self.fatal: FatalError | None = None
+        self.failure: BaseException | None = None
+        self.cached_run_line = cached_run_line(provider.name, provider.model, provider.temperature)
+        self.make_key = key_maker(provider.name, provider.model, provider.temperature,
+                                  getattr(provider, "max_tokens", None))
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge-journal")
+        self.writes: deque[Future] = deque()
+        self.header = journal_header(provider)
+        from tqdm import tqdm
+
+        self.bar = tqdm(unit="item", disable=not progress, mininterval=0.2, dynamic_ncols=True)
+
+    # -- the journal ---------------------------------------------------------------------------
+    def open_journal(self) -> None:
+        drop_cut_off_tail(self.journal)
+        header_seen = False
+        for line, record in iter_journal(self.journal):
+            if "judgeJournal" in record:
+                check_journal_header(record, self.header, self.journal, line)
+                header_seen = True
+                continue
+            try:
+                self.items.add_resumable(record["criterionId"], record["traceId"], record["repeat"],
+                                         record["promptDigest"], record["result"],
+                                         canonical_line(record["verdict"]),
+                                         canonical_line(record["run"]))
+            except (KeyError, TypeError) as exc:
+                raise InputError(f"not a judge journal record (missing {exc})", file=str(self.journal),
+                                 line=line) from None
+            self.resumable = True
+        if not header_seen:  # by the writer thread, first in its queue: before any record, off the loop
+            self.writes.append(self.writer.submit(append_lines, self.journal, [canonical_line(self.header)]))
+
+    def flush(self, force: bool = False) -> None:
+        if not force and len(self.pending_journal) < FLUSH_RECORDS \
+                and time.monotonic() - self.last_flush < FLUSH_SECONDS:
+            return
+        if self.cache is not None:
+            self.cache.commit()  # before the journal: a journal record always has its cache entry
+        lines, self.pending_journal = self.pending_journal, []
+        self.last_flush = time.monotonic()
+        if lines:
+            # fsync takes milliseconds: one writer thread appends, in order, while calls go on.
+            self.writes.append(self.writer.submit(append_lines, self.journal, lines))
+            while self.writes and self.writes[0].done():
+                self.writes.popleft().result()  # a failed write stops the run
+
+    async def write_outputs(self, out: Path, runs: Path, repeats: Path | None) -> tuple[int, Any]:
+        """Write the output files while the journal's last lines go to disk (the writer thread) and, with
+        ``close_provider``, the provider's connections close: none of the three waits for another."""
+        self.flush(force=True)
+        closing = asyncio.ensure_future(self.closer.close()) if self.closer is not None else None
+        await asyncio.sleep(0)  # the provider closes its sockets now
+        written = self.items.write(out, runs, self.repeats, repeats)
+        while self.writes:
+            await asyncio.wrap_future(self.writes.popleft())
+        if closing is not None:
+            await closing
+        return written
+
+    # -- one item ------------------------------------------------------------------------------
+    def run_record(self, prompt: Any, repeat: int, result: str | None, *, tokens: tuple[int | None, int | None],
+                   attempts: int, cached: bool, cost: float | None, mode: str | None,
+                   error: str | None = None) -> dict[str, Any]:
+        record = {"criterionId": prompt.criterion_id, "traceId": prompt.trace_id, "repeat": repeat,
+                  "provider": self.provider.name, "model": self.provider.model,
+                  "temperature": float(self.provider.temperature), "promptDigest": prompt.digest,
+                  "result": result, "inputTokens": tokens[0], "outputTokens": tokens[1], "attempts": attempts,
+                  "cached": cached, "costUsd": cost, "structuredOutput": mode}
+        if prompt.judge_digest is not None:
+            record["judgeDigest"] = prompt.judge_digest
+        if error is not None:
+            record["error"] = error
+        return record
+
+    def finish(self, prompt: Any, repeat: int, output: dict[str, Any], run: dict[str, Any], *,
+               journal: bool) -> None:
+        verdict = verdict_obj(output, prompt.criterion_id, prompt.trace_id)
+        if self.verify is not None:
+            verdict = self.verify(prompt, CriterionVerdict.model_validate(verdict)).to_json_obj()
+        run["result"] = verdict["result"]
+        verdict_line, run_line = record_line(verdict), record_line(run)
+        self.items.add(prompt.criterion_id, prompt.trace_id, repeat, verdict["result"], verdict_line, run_line)
+        self.summary.verdicts += 1
+        if journal:
+            self.pending_journal.append(journal_line(prompt.criterion_id, prompt.trace_id, repeat, prompt.digest,
+                                                     verdict["result"], verdict_line, run_line))
+
+    def without_call(self, prompt: Any, repeat: int) -> bool:
+        """Finish the item from the journal or its pre-verdict; False when it needs the cache or a call."""
+        c, t = prompt.criterion_id, prompt.trace_id
+        if self.resumable and self.items.take_resumable(c, t, repeat, prompt.digest):
+            self.summary.resumed += 1
+            self.summary.verdicts += 1
+            return True
+        if prompt.pre_verdict is not None:
+            verdict = prompt.pre_verdict.to_json_obj()
+            run = self.run_record(prompt, repeat, verdict["result"], tokens=(None, None), attempts=0,
+                                  cached=False, cost=None, mode=None)
+            self.items.add(c, t, repeat, verdict["result"], canonical_line(verdict), canonical_line(run))
+            self.summary.without_call += 1
+            self.summary.verdicts += 1
+            return True
+        return False
+
+    def from_cache(self, units: list[tuple[Any, int]]) -> list[tuple[Any, int]]:
+        """Finish the units whose reply is cached (one query per batch); the rest, which need a call. A
+        rerun's hot loop: :meth:`finish` inlined; replies were validated when stored (only valid ones are)."""
+        if self.cache is None:
+            return units
+        make_key = self.make_key
+        keys = [make_key(prompt.digest, repeat) for prompt, repeat in units]
+        hits = self.cache.rows(keys)
+        misses = []
+        run_line = self.cached_run_line
+        add, loads, verify = self.items.add, orjson.loads, self.verify
+        for (prompt, repeat), key in zip(units, keys, strict=True):
+            hit = hits.get(key)
+            if hit is None:
+                misses.append((prompt, repeat))
+                continue
+            _, output, input_tokens, output_tokens, cost, mode = hit
+            c, t = prompt.criterion_id, prompt.trace_id
+            verdict = verdict_obj(loads(output), c, t)
+            if verify is not None:
+                verdict = verify(prompt, CriterionVerdict.model_validate(verdict)).to_json_obj()
+            result = verdict["result"]
+            add(c, t, repeat, result, record_line(verdict),
+                run_line(c, t, repeat, prompt.digest, result, input_tokens, output_tokens, cost, mode,
+                         prompt.judge_digest))
+        found = len(units) - len(misses)
+        self.summary.cache_hits += found
+        self.summary.verdicts += found
+        return misses
+
+    async def worker(self) -> None:
+        """One slot of concurrency: take the next unit, call, hand the reply over, repeat.
+
+        When a reply lands the slot only accounts for it (tokens, cost: the budget sees it at once) and
+        sends its next request, already rendered; storing the reply (verdict, verify, journal, cache)
+        waits for :meth:`store_landed`, which the loop runs after every slot whose reply landed in the
+        same tick has sent its next request. So a request never waits for the handling of the replies
+        that landed with it, and the calls in flight stay spread out in time instead of moving in waves.
+        """
+        while True:
+            unit = await self.queue.get()
+            if unit is None:
+                return
+            prompt, repeat, prepared = unit
+            reason = self.stop_reason()  # decided when a slot is free: the calls that held it have landed
+            if reason is not None:
+                if self.failure is None:
+                    self.summary.stopped = self.summary.stopped or reason
+                    self.summary.not_run += 1
+                continue
+            try:
+                outcome = await judge_once(self.provider, list(prompt.messages), prompt.schema,
+                                           key=f"{prompt.criterion_id}\0{prompt.trace_id}\0{repeat}",
+                                           policy=self.policy, sleep=self.sleep, on_call=self.count_call,
+                                           should_stop=lambda: self.fatal is not None, prepared=prepared)
+                self.landed.append((prompt, repeat, outcome, self.account(outcome)))
+                if len(self.landed) == 1:
+                    asyncio.get_running_loop().call_soon(self.store_landed)
+            except Exception as exc:  # a bug: stop and re-raise after the loop
+                self.failure = self.failure or exc
+
+    def store_landed(self) -> None:
+        """Store every reply that landed since the last tick, then append them to the journal in one batch."""
+        landed, self.landed = self.landed, []
+        try:
+            for prompt, repeat, outcome, cost in landed:
+                self.store(prompt, repeat, outcome, cost)
+            self.flush()
+        except Exception as exc:  # a bug or a full disk: stop and re-raise after the loop
+            self.failure = self.failure or exc
+        self.show()
+
+    def count_call(self) -> None:
+        self.summary.calls += 1
+
+    def account(self, outcome: CallOutcome) -> float | None:
+        """Add a call's retries, tokens and cost to the summary (at once: the budget check reads them)."""
+        s = self.summary
+        for kind, n in outcome.retries.items():
+            s.retries[kind] = s.retries.get(kind, 0) + n
+        s.input_tokens += outcome.input_tokens or 0
+        s.output_tokens += outcome.output_tokens or 0
+        cost = self.prices.cost(self.provider.model, outcome.input_tokens, outcome.output_tokens)
+        if self.provider.name == "replay":
+            pass  # the record keeps what the reply cost when recorded; replaying it spends nothing
+        elif cost is None:
+            s.unknown_cost_calls += outcome.attempts
+        else:
+            s.cost_usd += cost
+        if outcome.fatal is not None:
+            self.fatal = self.fatal or outcome.fatal
+        if outcome.output is None:
+            s.errors += 1
+        return cost
+
+    def store(self, prompt: Any, repeat: int, outcome: CallOutcome, cost: float | None) -> None:
+        """The reply's run record and verdict (or error row), its cache entry and its journal line."""
+        tokens = (outcome.input_tokens, outcome.output_tokens)
+        run = self.run_record(prompt, repeat, None, tokens=tokens, attempts=outcome.attempts, cached=False,
+                              cost=cost, mode=outcome.mode, error=outcome.error)
+        if outcome.output is None:
+            self.items.add(prompt.criterion_id, prompt.trace_id, repeat, None, None, record_line(run))
+            return
+        if self.cache is not None:
+            reply = CachedReply(output_text(outcome.output), tokens[0], tokens[1], cost, outcome.mode or "")
+            self.cache.put(self.make_key(prompt.digest, repeat), reply)
+        self.finish(prompt, repeat, outcome.output, run, journal=True)
+
+    def stop_reason(self) -> str | None:
+        if self.failure is not None:
+            return "failure"
+        if self.fatal is not None:
+            return f"fatal provider error: {self.fatal}"
+        if self.max_cost is not None and self.summary.cost_usd >= self.max_cost:
+            return f"budget of ${self.max_cost:g} reached"
+        return None
+
+    def show(self) -> None:
+        if self.bar.disable:
+            return
+        s = self.summary
+        cost = f"${s.cost_usd:.4f}" + ("+?" if s.unknown_cost_calls else "")
+        self.bar.set_postfix_str(f"calls={s.calls} cached={s.cache_hits} retries={s.retry_count} "
+                                 f"errors={s.errors} tokens={s.input_tokens + s.output_tokens} cost={cost}",
+                                 refresh=False)
+
+    # -- the loop ------------------------------------------------------------------------------
+    async def dispatch(self, batch: list[tuple[Any, int]]) -> None:
+        """Finish the batch's cached units, then queue each other one for the next free slot."""
+        self.bar.update(self.summary.items - self.bar.n)
+        self.show()
+        await asyncio.sleep(0)  # let replies in flight land
+        prepare = self.prepare
+        units = self.from_cache(batch)
+        if units and not self.workers:  # started at the first call needed: a rerun from the cache needs none
+            connect = getattr(self.provider, "connect", None)
+            if connect is not None:  # the pool opens while the first bodies are rendered
+                connect(min(self.concurrency, len(units)))
+            self.workers = [asyncio.create_task(self.worker()) for _ in range(self.concurrency)]
+        for prompt, repeat in units:
+            if self.failure is not None:
+                raise self.failure
+            # Rendered here, while the slots wait on their calls, not when a reply lands.
+            await self.queue.put((prompt, repeat, prepare(prompt.messages, prompt.schema) if prepare else None))
+
+    async def run(self, prompts: Iterable[Any]) -> None:
+        try:
+            batch: list[tuple[Any, int]] = []
+            since, repeats = 0, range(self.repeats)
+            for prompt in prompts:
+                for repeat in repeats:
+                    if not ((self.resumable or prompt.pre_verdict is not None) and self.without_call(prompt, repeat)):
+                        batch.append((prompt, repeat))
+                since += self.repeats
+                if len(batch) >= CACHE_BATCH or since >= CACHE_BATCH:
+                    self.summary.items += since
+                    await self.dispatch(batch)
+                    batch, since = [], 0
+            self.summary.items += since
+            await self.dispatch(batch)
+            self.bar.update(self.summary.items - self.bar.n)
+            for _ in self.workers:
+                await self.queue.put(None)  # each slot ends after the units queued before it
+            await asyncio.gather(*self.workers)
+        finally:
+            for worker in self.workers:
+                worker.cancel()
+            self.store_landed()  # replies that landed before a failure are kept (journal, cache)
+        if self.failure is not None:
+            raise self.failure
+
+
+__all__ = ["CACHE_BATCH", "FLUSH_RECORDS", "FLUSH_SECONDS", "RunLoop", "Verify"]
