@@ -111,6 +111,8 @@ _SLOW = object()
 # outside a string (orjson makes it a float beyond 64 bits) shows as a space and nineteen zeros.
 _DIGIT_RUNS = bytes(b"0"[0] if chr(c).isdigit() and c < 128 else (c if c == 34 else 32) for c in range(256))
 _LONG_NUMBER = b" " + b"0" * 19
+_COUNTED_BELOW = 2048
+"""Texts up to this size have their brackets counted to be written back without the padding."""
 
 
 def _fast(raw: bytes) -> Any:
@@ -133,9 +135,12 @@ def _fast(raw: bytes) -> Any:
     except orjson.JSONDecodeError:
         return _SLOW
     body = raw.rstrip()
-    if raw.count(b"[") + raw.count(b"{") <= MAX_NESTING:
-        # No more brackets than levels allowed (those in strings count too): it cannot nest too deeply,
-        # so the value is written without the padding (the usual case; cheaper for short texts).
+    size = len(raw)
+    # A text with no more brackets than levels allowed (those in strings count too) cannot nest too
+    # deeply, so the value is written without the padding: cheaper for short texts, and shorter than
+    # MAX_NESTING bytes proves it without counting. A long text is written with the padding without
+    # counting: the counts would cost more than the padding saves.
+    if size <= MAX_NESTING or (size <= _COUNTED_BELOW and raw.count(b"[") + raw.count(b"{") <= MAX_NESTING):
         try:
             written = orjson.dumps(value)
         except TypeError:
@@ -153,7 +158,7 @@ def _fast(raw: bytes) -> Any:
             pad.clear()
         if len(body) == len(written) - 2 * _PADDING and written.startswith(body, _PADDING):
             return value
-    if b"\\u003" in raw:
+    if b"\\" in raw and b"\\u003" in raw:  # one byte looked for first: most texts have no escape
         return _SLOW
     digits = raw.translate(_DIGIT_RUNS)
     if _LONG_NUMBER in digits or digits.startswith(_LONG_NUMBER[1:]):

@@ -30,6 +30,8 @@ import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.bulk import paused_gc
 from evalkit.traces.otel_attributes import MISSING, first_text, observation_type, payloads, usage
@@ -74,6 +76,11 @@ def looks_like_otel(value: Any) -> bool:
 # --- mapping to observations --------------------------------------------------------------------
 
 _set = object.__setattr__
+_new = object.__new__
+# pydantic's BaseModel keeps these in slots: their descriptors set them without object.__setattr__'s lookup.
+_set_fields_set = BaseModel.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
+_set_extra = BaseModel.__pydantic_extra__.__set__  # type: ignore[attr-defined]
+_set_private = BaseModel.__pydantic_private__.__set__  # type: ignore[attr-defined]
 
 
 def _built(model: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
@@ -81,11 +88,11 @@ def _built(model: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
     the same ``__dict__`` and ``model_fields_set``, without its per-field alias lookups, which cost more
     than validating. Only for values of their fields' types by construction (see :func:`_observation`
     and :func:`_trace`); ``tests/traces/test_otel_built.py`` checks they equal the validated models."""
-    built = model.__new__(model)
+    built = _new(model)
     _set(built, "__dict__", values)
-    _set(built, "__pydantic_fields_set__", fields_set)
-    _set(built, "__pydantic_extra__", None)
-    _set(built, "__pydantic_private__", None)
+    _set_fields_set(built, fields_set)
+    _set_extra(built, None)
+    _set_private(built, None)
     return built
 
 

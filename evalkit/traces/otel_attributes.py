@@ -284,7 +284,7 @@ def _found(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
 
 def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]]) -> tuple[Any, Any]:
     """The (input, output) of a span, each ``MISSING`` when no source gives it."""
-    keys = _KEYS if vercel_type(attrs) is None else _VERCEL_KEYS
+    keys = _KEYS if "ai.operationId" not in attrs or vercel_type(attrs) is None else _VERCEL_KEYS
     if obs_type == "TOOL":
         return _found(attrs, keys["tool_in"]), _found(attrs, keys["tool_out"])
     if obs_type != "GENERATION" and obs_type != "AGENT":
@@ -318,8 +318,8 @@ def observation_type(attrs: dict[str, Any]) -> str:
     """GenAI operation, else OpenInference span kind, else Vercel ``ai.operationId``, else legacy GenAI
     markers, else SPAN."""
     op = attrs.get("gen_ai.operation.name")
-    if isinstance(op, str) and op.lower() in OP_TYPES:
-        return OP_TYPES[op.lower()]
+    if isinstance(op, str) and (op_type := OP_TYPES.get(op.lower())) is not None:
+        return op_type
     kind = attrs.get("openinference.span.kind")
     if isinstance(kind, str) and kind.upper() in OPENINFERENCE_TYPES:
         return OPENINFERENCE_TYPES[kind.upper()]

@@ -111,6 +111,41 @@ def plain_start(value: Any) -> tuple[str, int] | None:
     return None if head is None else (f"{head}.{value[-9:-3]}Z", int(value[:-3]))
 
 
+_HEX_IDS: set[str] = set()
+"""Ids already found to be hex strings: the spans of a trace share its id and mostly one parent, and a
+set lookup costs less than looking at each character again. Cleared when it grows past the limit, kept
+small as only the ids of the trace being read come back."""
+_IDS_KEPT = 256
+
+
+def is_hex_id(text: Any) -> bool:
+    """True for a non-empty string of hex digits (an id ``normalize_id`` keeps as given), remembered."""
+    if text.__class__ is not str:
+        return False
+    if text in _HEX_IDS:
+        return True
+    if not text or text.strip(HEX_DIGITS):
+        return False
+    if len(_HEX_IDS) >= _IDS_KEPT:
+        _HEX_IDS.clear()
+    _HEX_IDS.add(text)
+    return True
+
+
+def plain_span_times(start: Any, end: Any) -> tuple[str, int, str] | None:
+    """(start ISO time, its ``tree.start_key``, end ISO time) of two decimal strings of Unix nanoseconds
+    of at least whole seconds, as :func:`plain_start` and :func:`plain_time` give them (one call for
+    the usual span); None for anything else, which those two then read."""
+    if (start.__class__ is not str or end.__class__ is not str or len(start) < 10 or len(end) < 10
+            or not start.isdigit() or not end.isdigit() or not start.isascii() or not end.isascii()):
+        return None
+    start_head = _HEADS.get(start[:-9]) or _head(start[:-9])
+    end_head = _HEADS.get(end[:-9]) or _head(end[:-9])
+    if start_head is None or end_head is None:
+        return None
+    return f"{start_head}.{start[-9:-3]}Z", int(start[:-3]), f"{end_head}.{end[-9:-3]}Z"
+
+
 def is_null_id(value: str | None) -> bool:
     """True for an absent or all-zero parent id."""
     return not value or not value.strip("0")

@@ -14,7 +14,8 @@ importer's own pass then reports whatever is wrong with the file.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+import operator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ import orjson
 from evalkit.errors import InputError
 from evalkit.io.regular import open_regular
 from evalkit.traces.otel_attributes import lookup
-from evalkit.traces.otel_ids import BadField, normalize_id
+from evalkit.traces.otel_ids import BadField, is_hex_id, normalize_id
 from evalkit.traces.otel_spans import TRACE_KEYS
 
 __all__ = ["unsorted_reason"]
@@ -31,6 +32,10 @@ __all__ = ["unsorted_reason"]
 
 class _Unsure(ValueError):
     """A value this pass does not follow (the importer decides what it is)."""
+
+
+_UNREADABLE: Any = object()
+"""In a line's trace ids: here came a span (or value) this pass could not read."""
 
 
 def unsorted_reason(path: str | Path) -> str | None:
@@ -43,7 +48,17 @@ def unsorted_reason(path: str | Path) -> str | None:
             for lineno, raw in enumerate(fh, start=1):
                 if raw.isspace():
                     continue
-                for trace_id in _trace_ids(orjson.loads(raw)):
+                ids: list[str] = []
+                try:
+                    _trace_ids(orjson.loads(raw), ids)
+                except (InputError, ValueError, TypeError, AttributeError, KeyError):
+                    ids.append(_UNREADABLE)  # after the ids read before it, as a lazy read would come to it
+                if ids and ids[0] >= previous and all(map(operator.le, ids, itertools.islice(ids, 1, None))):
+                    previous = ids[-1]  # the usual case: checked in C, without a loop here
+                    continue
+                for trace_id in ids:
+                    if trace_id is _UNREADABLE:
+                        raise _Unsure
                     if trace_id < previous:
                         return (f"is not sorted by trace id (line {lineno} goes back to trace {trace_id!r} "
                                 f"after trace {previous!r})")
@@ -57,11 +72,11 @@ def unsorted_reason(path: str | Path) -> str | None:
     return None
 
 
-def _trace_ids(value: Any) -> Iterator[str]:
-    """The trace id of each span of one JSON value, in the order ``otel_spans.spans_of`` yields them."""
+def _trace_ids(value: Any, ids: list[str]) -> None:
+    """Append the trace id of each span of one JSON value to ``ids``, in the order
+    ``otel_spans.spans_of`` yields them (those before a span this pass cannot read stay appended)."""
     if isinstance(value, list):
-        for item in value:
-            yield _flat_trace_id(item)
+        ids += map(_flat_trace_id, value)
         return
     if not isinstance(value, dict):
         raise _Unsure
@@ -70,19 +85,21 @@ def _trace_ids(value: Any) -> Iterator[str]:
             for rs in value[top] or ():
                 key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
                 for ss in rs.get(key) or ():
-                    for span in ss.get("spans") or ():
-                        yield _flat_trace_id(span)
+                    ids += map(_flat_trace_id, ss.get("spans") or ())
             return
     if "data" in value or ("traceID" in value and "spans" in value):
         raise _Unsure  # Jaeger: held whole, as these exports are one document per trace anyway
     if isinstance(value.get("spans"), list):
-        for item in value["spans"]:
-            yield _flat_trace_id(item)
+        ids += map(_flat_trace_id, value["spans"])
         return
-    yield _flat_trace_id(value)
+    ids.append(_flat_trace_id(value))
 
 
 def _flat_trace_id(span: Any) -> str:
+    if span.__class__ is dict:  # the usual case first: a hex traceId, the first key looked up, kept as is
+        trace_id = span.get("traceId")
+        if is_hex_id(trace_id) and "spanID" not in span:
+            return trace_id
     if not isinstance(span, dict) or "spanID" in span:
         raise _Unsure  # not a span, or Jaeger-style
     _, raw = lookup(span, TRACE_KEYS)

@@ -17,12 +17,13 @@ from typing import Any
 
 from evalkit.traces.otel_attributes import STATUS_KEYS, decode_attributes, first_text, lookup, span_status
 from evalkit.traces.otel_ids import (
-    HEX_DIGITS,
     BadField,
     LossyNumber,
     is_hex,
+    is_hex_id,
     is_null_id,
     normalize_id,
+    plain_span_times,
     plain_start,
     plain_time,
     time_from_micros,
@@ -244,24 +245,28 @@ def _plain_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict
     decimal-string ``start/endTimeUnixNano``, no events), the same as :func:`_flat_span` gives; None
     for any other spelling or any error, which :func:`_flat_span` then reads (and locates)."""
     trace_id, span_id = span.get("traceId"), span.get("spanId")
-    if (trace_id.__class__ is not str or span_id.__class__ is not str or not trace_id or not span_id
-            or trace_id.strip(HEX_DIGITS) or span_id.strip(HEX_DIGITS)):
+    if not (is_hex_id(trace_id) and is_hex_id(span_id)):
         return None
     parent = span.get("parentSpanId", _ABSENT)
     if parent is _ABSENT:  # a root span, as OTLP JSON leaves empty fields out, unless spelt another way
         if not span.keys().isdisjoint(_OTHER_PARENT_HEADS):
             return None
         parent = None
-    elif parent.__class__ is not str or parent.strip(HEX_DIGITS):
-        return None
-    elif not parent.strip("0"):  # "" or all zeros: no parent
+    elif not is_hex_id(parent):
+        if parent != "":
+            return None
+        parent = None
+    elif not parent.strip("0"):  # all zeros: no parent
         parent = None
     if "events" in span or "span_events" in span:
         return None
-    start = plain_start(span.get("startTimeUnixNano"))
-    end = plain_time(span.get("endTimeUnixNano"))
-    if start is None or end is None:
-        return None
+    times = plain_span_times(span.get("startTimeUnixNano"), span.get("endTimeUnixNano"))
+    if times is None:
+        start = plain_start(span.get("startTimeUnixNano"))
+        end = plain_time(span.get("endTimeUnixNano"))
+        if start is None or end is None:
+            return None
+        times = start[0], start[1], end
     try:
         attributes = decode_attributes(span.get("attributes"), "")
     except BadField:
@@ -272,8 +277,8 @@ def _plain_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict
         error, message = span_status(span)
     name = span.get("name")
     return Span(sv, path, span, trace_id, span_id, "spanId", parent, name if isinstance(name, str) else None,
-                span.get("kind"), start[0], end, attributes, [], error, message, resource,
-                scope if isinstance(scope, str) and scope else None, None, start[1])
+                span.get("kind"), times[0], times[2], attributes, [], error, message, resource,
+                scope if isinstance(scope, str) and scope else None, None, times[1])
 
 
 def _flat_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict[str, Any] | None,
