@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evalkit.cli.cluster import add_cluster_arguments, on_cluster
 from evalkit.cli.judge_audit import add_audit_parser
 from evalkit.errors import InputError
 
@@ -121,7 +122,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if missing:
             raise InputError(f"no spec for criterion {', '.join(map(repr, missing))}", path="--criterion")
     prices = PriceTable.load(args.prices)
-    provider = _provider(args, _pin(args, specs))  # credentials are checked here, before any work
+    if on_cluster(args):
+        _refuse_on_cluster(args)
+    pin = _pin(args, specs)
+    provider = _provider(args, pin)  # credentials are checked here, before any work (and any cluster)
+    if on_cluster(args):
+        return _run_on_cluster(args, specs, prices, pin, provider)
     traces = _traces(args.traces, args.limit)
     by_id = {t.id: t for t in traces}
     if args.labels or any(s.examples for s in specs):
@@ -142,6 +148,85 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}")
     if summary.stopped:
         print(f"stopped early: {summary.stopped}; rerun the same command to finish", file=sys.stderr)
+    return 1 if summary.errors or summary.not_run else 0
+
+
+_NOT_ON_CLUSTER = (
+    ("journal", "--journal", "each partition keeps its own journal in .OUT.judge/ while the run lasts"),
+    ("max_cost", "--max-cost", "one budget cannot be held across workers calling at once"),
+    ("record", "--record", "workers cannot append to one cassette safely"),
+)
+
+
+def _refuse_on_cluster(args: argparse.Namespace) -> None:
+    """The one-process features a cluster run does not offer: refused before any work."""
+    from evalkit.cli.cluster import check_partition_size
+
+    for name, flag, why in _NOT_ON_CLUSTER:
+        if getattr(args, name) is not None:
+            raise InputError(f"{flag} is not available with --workers/--scheduler ({why}): drop one of them",
+                             path=flag)
+    check_partition_size(args)
+    if args.repeats < 1 or args.concurrency < 1:
+        raise InputError(f"repeats ({args.repeats}) and concurrency ({args.concurrency}) must be at least 1")
+
+
+def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin: Any, provider: Any) -> int:
+    """``judge run --workers N | --scheduler ADDRESS``: partitions of traces judged on Dask, merged into the
+    files a one-process run writes (see :mod:`evalkit.distributed.judge`)."""
+    import asyncio
+    import functools
+    import itertools
+    import time
+
+    from tqdm import tqdm
+
+    from evalkit.cli.cluster import cluster_client
+    from evalkit.distributed import (
+        JudgeJob,
+        judge_on_cluster,
+        judge_work_folder,
+        source_partitions,
+        source_traces,
+        trace_partitions,
+    )
+    from evalkit.judge import build_prompts, make_provider
+
+    started = time.monotonic()
+    name, model = provider.name, provider.model
+    asyncio.run(provider.aclose())  # it served the credentials check: each worker builds its own
+    labels = None
+    if args.labels:
+        from evalkit.calibration import read_labels
+
+        labels = tuple(read_labels(args.labels))
+    wanted = {example.trace for spec in specs for example in spec.examples}
+    examples = {t.id: t for t in source_traces([args.traces]) if t.id in wanted} if wanted else {}
+    for spec in specs:  # a leaked or missing few-shot example fails here, before the cluster starts
+        build_prompts(spec, [], labels=labels, traces_by_id=examples)
+    local = args.workers is not None  # local workers read the file and write their parts and journals
+    if args.limit is not None:
+        work = trace_partitions(itertools.islice(source_traces([args.traces]), args.limit), args.partition_size)
+    else:
+        work = source_partitions([args.traces], size=args.partition_size, workers_read_files=local)
+    first = next(work, None)
+    if first is None:
+        raise InputError("no traces to judge", file=args.traces)
+    resolve = (lambda path: str(Path(path).absolute()) if path else None)  # noqa: E731 - workers' cwd may differ
+    job = JudgeJob(tuple(specs), functools.partial(make_provider, pin, base_url=args.base_url,
+                                                   cassette=resolve(args.cassette), timeout=args.timeout),
+                   labels=labels, examples=examples, repeats=args.repeats, concurrency=args.concurrency,
+                   cache=resolve(args.cache), prices=prices,
+                   journals=str(judge_work_folder(Path(args.out).absolute())) if local else None)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    with tqdm(desc="judging", unit=" traces", disable=not progress, file=sys.stderr) as bar, \
+            cluster_client(args) as client:
+        summary, traces = judge_on_cluster(client, job, itertools.chain([first], work), Path(args.out),
+                                           on_done=bar.update, workers_write=local)
+    summary.seconds = time.monotonic() - started
+    print(f"{len(specs)} criteria x {traces} traces via {name} {model} on Dask: {summary.describe()}")
+    print("\n".join(_criterion_lines(summary.runs_path)))
+    print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}")
     return 1 if summary.errors or summary.not_run else 0
 
 
@@ -219,6 +304,16 @@ examples:
 Keys come from OPENAI_API_KEY or ANTHROPIC_API_KEY (a local server accepts any value). A rerun resumes
 from OUT.journal.jsonl; with --cache, replies already paid for are never asked again. Exit code 1 when
 an item ended in an error or was not run (budget), 2 when nothing ran.
+
+On a cluster (--workers N or --scheduler ADDRESS): partitions of --partition-size consecutive traces
+are judged by the workers, --concurrency calls in flight in each (N x that in all), and merged into the
+same OUT, OUT.runs.jsonl and OUT.repeats.jsonl bytes as one process (sorted by criterion, then trace).
+Credentials are checked here, before the cluster starts; remote workers need the key in their own
+environment. --cache may be shared by the workers of one machine (a path they all see). On a local
+cluster each partition keeps a journal in .OUT.judge/: a partition rerun after its worker died, or a
+rerun of the killed command (same --partition-size), resumes from it, and the folder goes when the run completes; on a
+remote scheduler a rerun saves paid calls through --cache only. --journal,
+--max-cost and --record are one-process features and are refused with --workers/--scheduler.
 """
 
 
@@ -277,6 +372,7 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per call (default 60)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when stderr is a terminal)")
+    add_cluster_arguments(p)
     p.set_defaults(func=_catching_provider_errors(_cmd_run))
 
     p = jsub.add_parser("lint", help="grounding problems in a verdicts file: unrouted abstains, missing or dead refs",

@@ -1,4 +1,4 @@
-"""Per-trace work (flow graphs, code checks) spread over a Dask cluster, byte-identical to one process.
+"""Per-trace work (flow graphs, code checks, judge calls) spread over a Dask cluster, byte-identical to one process.
 
 Traces are cut into partitions (runs of consecutive traces); each partition is one Dask task. A
 result is written to its own file atomically as it arrives, and the files are merged in partition
@@ -16,6 +16,8 @@ a verdict table) reach each worker once.
 from evalkit.distributed.checks import CheckOptions, CheckTally, check_partition, check_work, scorecard_of
 from evalkit.distributed.cluster import dask_client
 from evalkit.distributed.flow import FlowOptions, FlowPartition, build_flow_partition, build_flow_work
+from evalkit.distributed.judge import JudgeJob, judge_on_cluster, judge_partition, judge_work
+from evalkit.distributed.judge import work_folder as judge_work_folder
 from evalkit.distributed.partitions import (
     DEFAULT_PARTITION_TRACES,
     PartitionResult,
@@ -34,6 +36,7 @@ __all__ = [
     "CheckTally",
     "FlowOptions",
     "FlowPartition",
+    "JudgeJob",
     "PartitionResult",
     "Task",
     "build_flow_partition",
@@ -41,6 +44,10 @@ __all__ = [
     "check_partition",
     "check_work",
     "dask_client",
+    "judge_on_cluster",
+    "judge_partition",
+    "judge_work",
+    "judge_work_folder",
     "partition_traces",
     "run_partitions",
     "run_partitions_here",

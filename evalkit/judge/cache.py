@@ -9,6 +9,10 @@ are stored; errors never are, so a rerun retries them.
 
 SQLite in WAL mode: readers never block, writes are committed in batches by the runner (at the same
 points it appends to its journal), and a process killed mid-batch loses only uncommitted entries.
+Several processes may share one cache file on one machine (the workers of ``evalkit judge run
+--workers N``): each batch takes the write lock when it begins (``BEGIN IMMEDIATE``) and a writer that
+finds it held waits up to :data:`BUSY_SECONDS` instead of failing. (Not on a network file system:
+SQLite's locks need one machine's.)
 """
 
 from __future__ import annotations
@@ -60,6 +64,9 @@ def key_maker(provider: str, model: str, temperature: float,
 
 MMAP_BYTES = 1 << 30
 
+BUSY_SECONDS = 60.0
+"""How long a process waits for another's write to the cache file to finish (a batch takes milliseconds)."""
+
 
 @dataclass(frozen=True)
 class CachedReply:
@@ -86,7 +93,8 @@ class JudgeCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                       timeout=BUSY_SECONDS)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             # Lookups are random (keys are hashes): map the file rather than read it page by page. The
@@ -131,7 +139,7 @@ class JudgeCache:
             return
         pending, self._pending = self._pending, []
         with self._db:
-            self._db.execute("BEGIN")
+            self._db.execute("BEGIN IMMEDIATE")  # the write lock now, waiting for another process's batch
             self._db.executemany("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)", pending)
 
     def __len__(self) -> int:

@@ -99,6 +99,11 @@ class FinishedItems:
             last = row
             yield row  # type: ignore[misc]
 
+    def rows(self) -> Iterator[tuple[str, str, int, str | None, str | None, str]]:
+        """The finished items by (criterion, trace, repeat): ``(c, t, r, result, verdict line, run line)``
+        (a cluster run's partitions send these to be merged; an item finished twice is an error)."""
+        return self._sorted()
+
     def write(self, verdicts: Path, runs: Path, repeats: int, repeat_stats: Path | None) -> tuple[int, RepeatStats]:
         """Write the verdicts file, the runs sidecar and (with repeats) the per-item repeat statistics.
 

@@ -35,6 +35,15 @@ REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Re
            500: "Internal Server Error"}
 
 
+def on_own_loop(coro: Any) -> Any:
+    """``asyncio.run(coro)`` on a worker thread: the session's Playwright browser may keep a loop running in
+    the test's thread, where ``asyncio.run`` refuses to start."""
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 def judge_output(result: str, item: str) -> dict[str, Any]:
     """A valid judge output for ``item`` with ``result``."""
     return {"critique": f"Checked {item} against the criterion.", "refs": [], "assumptions": [],

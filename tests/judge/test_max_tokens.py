@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -12,7 +11,7 @@ from evalkit.contracts.judge import JudgePin
 from evalkit.judge.cache import JudgeCache, cache_key
 from evalkit.judge.providers import DEFAULT_MAX_TOKENS, make_provider
 from evalkit.judge.runner import run_judge
-from tests.judge.servers import JudgeServer, judge_output, judge_prompt
+from tests.judge.servers import JudgeServer, judge_output, judge_prompt, on_own_loop
 
 
 @pytest.fixture
@@ -181,4 +180,4 @@ def test_a_cassette_replays_only_at_the_cap_it_was_recorded_with(server, tmp_pat
     compact = tmp_path / "compact.jsonl"
     compact.write_text(json.dumps({"key": request_key("m", 0.0, messages, schema), "model": "m",
                                    "reply": {"text": json.dumps(judge_output("pass", "t1"))}}) + "\n")
-    assert asyncio.run(ReplayProvider(compact, max_tokens=DEFAULT_MAX_TOKENS).complete(messages, schema)).text
+    assert on_own_loop(ReplayProvider(compact, max_tokens=DEFAULT_MAX_TOKENS).complete(messages, schema)).text

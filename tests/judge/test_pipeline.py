@@ -12,7 +12,7 @@ from evalkit.contracts.judge import JudgePin
 from evalkit.judge.providers import ScriptedProvider, make_provider
 from evalkit.judge.providers.raw_http import JSONPoster
 from evalkit.judge.runner import run_judge
-from tests.judge.servers import JudgeServer, judge_output, judge_prompt
+from tests.judge.servers import JudgeServer, judge_output, judge_prompt, on_own_loop
 
 TRICKY = ["plain", "naïve café — ünïcödé", "line\u2028separator", 'quotes " and \\ backslash', "tab\tcontrol\x01",
           "emoji 🧪 astral"]
@@ -115,10 +115,7 @@ def test_posts_wait_for_sockets_opening_ahead_and_a_failed_one_is_reported_by_it
             await dead.post("/chat/completions", b"{}")
         await dead.aclose()
 
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # a loop of its own (Playwright's)
-        pool.submit(asyncio.run, main()).result()
+    on_own_loop(main())
 
 
 def test_messages_written_by_orjson_are_the_bytes_json_writes():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -22,7 +21,7 @@ from evalkit.judge.providers import (
 )
 from evalkit.judge.providers.openai import OpenAIProvider
 from evalkit.judge.runner import run_judge
-from tests.judge.servers import LLAMA_CPP_REFUSAL, JudgeServer, judge_prompt
+from tests.judge.servers import LLAMA_CPP_REFUSAL, JudgeServer, judge_prompt, on_own_loop
 
 
 @pytest.fixture
@@ -37,13 +36,6 @@ def server():
     yield s
     s.stop()
 
-
-def _run_on_own_loop(coro):
-    """asyncio.run on a worker thread: the session's Playwright browser keeps a loop running in this one."""
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def _openai(server, **kw):
@@ -114,7 +106,7 @@ def test_a_plain_500_is_retried_not_taken_for_a_refusal(keys, server):
             await provider.aclose()
 
     with pytest.raises(TransientError) as info:
-        _run_on_own_loop(once())
+        on_own_loop(once())
     assert info.value.kind == "server"
     assert len(server.requests) == 1  # the SDK's own retries are off
     assert isinstance(provider, OpenAIProvider) and provider.mode == "json_schema"

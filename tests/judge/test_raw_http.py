@@ -20,7 +20,7 @@ from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA
 from evalkit.judge.providers import make_provider
 from evalkit.judge.providers.openai import OpenAIProvider
 from evalkit.judge.runner import run_judge
-from tests.judge.servers import JudgeServer, judge_prompt
+from tests.judge.servers import JudgeServer, judge_prompt, on_own_loop
 
 TRANSPORTS = ("sdk", "http")
 
@@ -29,13 +29,6 @@ TRANSPORTS = ("sdk", "http")
 def keys(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
-
-def _on_own_loop(coro):
-    """asyncio.run on a worker thread: the session's Playwright browser may keep a loop in this one."""
-    import concurrent.futures
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()
 
 
 def _provider(url, transport, timeout=5.0, **kw):
@@ -57,7 +50,7 @@ def _complete_all(provider, prompts):
             await provider.aclose()
         return out
 
-    return _on_own_loop(main())
+    return on_own_loop(main())
 
 
 def _outcome(result):
@@ -227,7 +220,7 @@ def test_http_transport_reads_chunked_gzip_bodies_and_reconnects_after_an_idle_c
         finally:
             await provider.aclose()
 
-    first, second = _on_own_loop(twice())
+    first, second = on_own_loop(twice())
     assert first.text == second.text == '{"a": 1}'
     assert (first.input_tokens, first.output_tokens, first.mode) == (5, 2, "json_schema")
     assert server.connections == 2  # the closed connection was not reused
@@ -292,7 +285,7 @@ def test_a_response_arriving_a_byte_at_a_time_is_read_whole(framing):
         assert reply.status == 200 and reply.body == payload
         assert reusable == (framing != "to-eof") == connection.usable
 
-    _on_own_loop(main())
+    on_own_loop(main())
 
 
 def test_a_connection_closed_mid_response_or_a_garbled_one_is_a_transient_error(keys):
@@ -321,4 +314,4 @@ def test_a_connection_closed_mid_response_or_a_garbled_one_is_a_transient_error(
             server.close()
         return outcomes
 
-    assert _on_own_loop(main()) == [("connection", "connection failed"), ("server", "unreadable response")]
+    assert on_own_loop(main()) == [("connection", "connection failed"), ("server", "unreadable response")]
