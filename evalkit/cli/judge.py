@@ -174,7 +174,6 @@ def _refuse_on_cluster(args: argparse.Namespace) -> None:
 def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin: Any, provider: Any) -> int:
     """``judge run --workers N | --scheduler ADDRESS``: partitions of traces judged on Dask, merged into the
     files a one-process run writes (see :mod:`evalkit.distributed.judge`)."""
-    import asyncio
     import functools
     import itertools
     import time
@@ -190,11 +189,11 @@ def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin
         source_traces,
         trace_partitions,
     )
-    from evalkit.judge import build_prompts, make_provider
+    from evalkit.judge import build_prompts, make_provider, run_coroutine
 
     started = time.monotonic()
     name, model = provider.name, provider.model
-    asyncio.run(provider.aclose())  # it served the credentials check: each worker builds its own
+    run_coroutine(provider.aclose())  # it served the credentials check: each worker builds its own
     labels = None
     if args.labels:
         from evalkit.calibration import read_labels

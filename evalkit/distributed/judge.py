@@ -1,10 +1,10 @@
 """Judge calls as partition work: ``evalkit judge run --workers N | --scheduler ADDRESS``.
 
 Each partition (consecutive traces) is judged on every spec by the judge runner's own loop
-(:class:`~evalkit.judge.run_loop.RunLoop`: concurrency, retries, cache, verify), in the worker, with
+(:class:`~evalkit.judge.RunLoop`: concurrency, retries, cache, verify), in the worker, with
 ``--concurrency`` calls in flight per worker. It sends back its finished items, one line each
 (``[criterion, trace, repeat, result, verdict line, run line]``); the client merges them through the
-one-process writer (:class:`~evalkit.judge.run_outputs.FinishedItems`), so ``OUT``, ``OUT.runs.jsonl``
+one-process writer (:class:`~evalkit.judge.FinishedItems`), so ``OUT``, ``OUT.runs.jsonl``
 and ``OUT.repeats.jsonl`` are byte-identical to a one-process run: sorted by criterion, trace, repeat,
 whatever partition or worker judged an item.
 
@@ -39,8 +39,7 @@ if TYPE_CHECKING:
     from distributed import Client
 
     from evalkit.contracts import HumanLabel, JudgeSpec
-    from evalkit.judge import JudgeRunSummary, PriceTable, RetryPolicy
-    from evalkit.judge.providers.base import Provider
+    from evalkit.judge import JudgeRunSummary, PriceTable, Provider, RetryPolicy
     from evalkit.traces import LineRange
 
 WORK = "judge"
@@ -98,9 +97,7 @@ def _journal_name(traces: list[Trace]) -> str:
 async def _judge(prompts: list[Any], provider: Provider, job: JudgeJob, journal: Path,
                  verify: Any) -> tuple[bytes, dict[str, Any]]:
     """Run the judge runner's loop over a partition's prompts; its finished items as row lines."""
-    from evalkit.judge import JudgeCache, PriceTable, RetryPolicy
-    from evalkit.judge.journal import journal_lock
-    from evalkit.judge.run_loop import RunLoop
+    from evalkit.judge import JudgeCache, PriceTable, RetryPolicy, RunLoop, journal_lock
 
     cache = JudgeCache(job.cache) if job.cache else None
     try:
@@ -142,7 +139,7 @@ def judge_partition(traces: list[Trace], job: JudgeJob) -> PartitionResult:
         The finished items as row lines (``[c, t, r, result, verdict line or null, run line]``, sorted)
         and the partition's counts (``traces`` and those of :data:`COUNTS`, ``retries`` by kind).
     """
-    from evalkit.judge import build_prompts, verifier
+    from evalkit.judge import build_prompts, run_coroutine, verifier
 
     prompts = [prompt for spec in job.specs for prompt in
                build_prompts(spec, traces, labels=job.labels, traces_by_id=job.examples)]
@@ -154,7 +151,7 @@ def judge_partition(traces: list[Trace], job: JudgeJob) -> PartitionResult:
         scratch = tempfile.mkdtemp(prefix="evalkit-judge-")
         journal = Path(scratch) / "partition.journal.jsonl"
     try:
-        text, counts = asyncio.run(_judge(prompts, job.provider(), job, journal, verify))
+        text, counts = run_coroutine(_judge(prompts, job.provider(), job, journal, verify))
     finally:
         if scratch is not None:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -194,7 +191,7 @@ def judge_on_cluster(client: Client | None, job: JudgeJob, partitions: Iterable[
         nothing is written then, and the partition journals are kept for the rerun.
     """
     from evalkit.distributed.partitions import run_partitions, run_partitions_here
-    from evalkit.judge.run_outputs import FinishedItems, JudgeRunSummary, sidecar_paths
+    from evalkit.judge import FinishedItems, JudgeRunSummary, sidecar_paths
 
     out = Path(out)
     runs, journal, repeats = sidecar_paths(out)

@@ -33,6 +33,7 @@ from evalkit.judge.grounding import (
     verifier,
     verify_verdict,
 )
+from evalkit.judge.journal import journal_lock
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA, parse_judge_output, to_verdict
 from evalkit.judge.prompt import (
     COMPONENTS,
@@ -53,8 +54,10 @@ from evalkit.judge.providers import (
     request_key,
 )
 from evalkit.judge.render import render_trace
+from evalkit.judge.run_loop import RunLoop
+from evalkit.judge.run_outputs import FinishedItems, sidecar_paths
 from evalkit.judge.run_report import judge_run_table, runs_path_of
-from evalkit.judge.runner import JudgeRunSummary, run_judge, run_prompts
+from evalkit.judge.runner import JudgeRunSummary, run_coroutine, run_judge, run_prompts
 from evalkit.judge.spec import read_judge_specs
 from evalkit.judge.verdict_audit import (
     CriterionVerbosity,
@@ -96,6 +99,7 @@ __all__ = [
     "ScriptedProvider",
     "make_provider",
     "request_key",
+    "run_coroutine",
     "run_judge",
     "run_prompts",
     "judge_run_table",
@@ -119,4 +123,8 @@ __all__ = [
     "to_verdict",
     "verifier",
     "verify_verdict",
+    "FinishedItems",
+    "RunLoop",
+    "journal_lock",
+    "sidecar_paths",
 ]

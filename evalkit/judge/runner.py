@@ -22,9 +22,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import time
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from evalkit.errors import InputError
 from evalkit.judge.cache import JudgeCache
@@ -34,6 +34,8 @@ from evalkit.judge.journal import journal_lock
 from evalkit.judge.providers.base import Provider
 from evalkit.judge.run_loop import RunLoop, Verify
 from evalkit.judge.run_outputs import JudgeRunSummary, sidecar_paths, verdict_obj
+
+T = TypeVar("T")
 
 
 async def run_prompts(prompts: Iterable[Any], provider: Provider, *, out: str | Path, repeats: int = 1,
@@ -129,17 +131,21 @@ async def _run_prompts(prompts: Iterable[Any], provider: Provider, out: str | Pa
 
 def run_judge(prompts: Iterable[Any], provider: Provider, **kwargs: Any) -> JudgeRunSummary:
     """:func:`run_prompts` from synchronous code (the CLI): runs the loop and closes the provider."""
-    async def main() -> JudgeRunSummary:
-        return await run_prompts(prompts, provider, close_provider=True, **kwargs)
+    return run_coroutine(run_prompts(prompts, provider, close_provider=True, **kwargs))
 
+
+def run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to its end from synchronous code, and return its result.
+
+    Where an event loop already runs in this thread (a Jupyter cell, a notebook executed in process),
+    ``asyncio.run`` would refuse, so the coroutine gets a loop of its own on a worker thread.
+    """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(main())
-    # Called where an event loop already runs in this thread (a Jupyter cell, a notebook executed in
-    # process): asyncio.run would refuse, so the run gets a loop of its own on a worker thread.
+        return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="evalkit-judge") as pool:
-        return pool.submit(asyncio.run, main()).result()
+        return pool.submit(asyncio.run, coro).result()
 
 
-__all__ = ["JudgeRunSummary", "run_judge", "run_prompts", "sidecar_paths", "verdict_obj"]
+__all__ = ["JudgeRunSummary", "run_coroutine", "run_judge", "run_prompts", "sidecar_paths", "verdict_obj"]

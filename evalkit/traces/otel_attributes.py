@@ -291,18 +291,10 @@ def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]])
         return _found(attrs, keys["in"]), with_tool_calls(attrs, MISSING, _found(attrs, keys["out"]))
     # Flattened messages are rare: one pass over the keys spares the four scans for them.
     flat = any(map(_IS_INDEXED, attrs))
-    inp = maybe_json(attrs["gen_ai.input.messages"]) if "gen_ai.input.messages" in attrs else MISSING
-    if inp is MISSING and flat:
-        inp = indexed(attrs, "gen_ai.prompt.") or MISSING
-    if inp is MISSING and flat:
-        inp = _openinference_messages(attrs, "llm.input_messages.")
+    inp = _llm_messages(attrs, flat, "gen_ai.input.messages", "gen_ai.prompt.", "llm.input_messages.")
     if inp is MISSING:
         inp = _found(attrs, keys["llm_in"])
-    out = maybe_json(attrs["gen_ai.output.messages"]) if "gen_ai.output.messages" in attrs else MISSING
-    if out is MISSING and flat:
-        out = indexed(attrs, "gen_ai.completion.") or MISSING
-    if out is MISSING and flat:
-        out = _openinference_messages(attrs, "llm.output_messages.")
+    out = _llm_messages(attrs, flat, "gen_ai.output.messages", "gen_ai.completion.", "llm.output_messages.")
     if out is MISSING:
         out = with_tool_calls(attrs, MISSING, _found(attrs, keys["llm_out"]))
     if (inp is MISSING or out is MISSING) and events:
@@ -311,6 +303,17 @@ def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]])
         out = event_out if out is MISSING else out
     return inp, out
 
+
+def _llm_messages(attrs: dict[str, Any], flat: bool, current: str, legacy: str, openinference: str) -> Any:
+    """One side of a model call's messages: the current semantic conventions' JSON attribute, else (only
+    when ``flat``: some attribute is indexed) the legacy ``gen_ai.prompt.N.*`` or OpenInference
+    ``llm.*_messages.N.*`` flattening; ``MISSING`` when none holds it."""
+    found = maybe_json(attrs[current]) if current in attrs else MISSING
+    if found is MISSING and flat:
+        found = indexed(attrs, legacy) or MISSING
+    if found is MISSING and flat:
+        found = _openinference_messages(attrs, openinference)
+    return found
 
 # --- type, model, usage -------------------------------------------------------------------------
 

@@ -127,3 +127,21 @@ def test_messages_written_by_orjson_are_the_bytes_json_writes():
         assert _dumps_messages(messages) == _dumps(messages)
     odd = [{"role": "user", "content": "x", "name": None}]  # not all strings: json's own path
     assert _dumps_messages(odd) == _dumps(odd)
+
+
+def test_run_coroutine_works_where_an_event_loop_already_runs():
+    """A Jupyter cell, or the test session's Playwright browser: asyncio.run refuses there, the runner does not."""
+    from evalkit.judge import run_coroutine
+
+    async def answer() -> int:
+        await asyncio.sleep(0)
+        return 42
+
+    async def inside_a_running_loop() -> int:
+        with pytest.raises(RuntimeError, match="running event loop"):
+            asyncio.run(answer_never_awaited := answer())
+        answer_never_awaited.close()
+        return run_coroutine(answer())
+
+    assert run_coroutine(answer()) == 42
+    assert on_own_loop(inside_a_running_loop()) == 42
