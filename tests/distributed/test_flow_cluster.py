@@ -9,7 +9,6 @@ from pathlib import Path
 
 import cloudpickle
 import cluster_tasks
-import distributed  # the dev extra installs it (evalkit[cluster]): missing, these tests fail, not skip
 import pytest
 
 from evalkit.cli import main
@@ -28,13 +27,6 @@ cloudpickle.register_pickle_by_value(cluster_tasks)  # sent by value: workers ne
 def traces():
     return simulate_traces(seed=11, count=120)
 
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address="127.0.0.1:0") as cluster, \
-            distributed.Client(cluster) as dask_client:
-        yield dask_client
 
 
 def _one_process(traces, options: FlowOptions) -> str:

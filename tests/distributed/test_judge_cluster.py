@@ -16,7 +16,6 @@ from collections import Counter
 from pathlib import Path
 
 import cloudpickle
-import distributed  # the dev extra installs it (evalkit[cluster]): missing, these tests fail, not skip
 import judge_tasks
 import pytest
 
@@ -52,13 +51,6 @@ def _traces(count: int):
     return [leasing_trace(tid, reply=f"The pet fee is 300 dollars per pet. item={tid} expect={EXPECT[i % 4]}")
             for i, tid in enumerate(ids)]
 
-
-@pytest.fixture(scope="module")
-def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address="127.0.0.1:0") as cluster, \
-            distributed.Client(cluster) as dask_client:
-        yield dask_client
 
 
 @pytest.fixture
