@@ -4,15 +4,14 @@ never the folder of a run still going."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from evalkit.cli import main
 from evalkit.sample_subject.agent import simulate_traces
 from evalkit.traces import write_jsonl
+from tests.processes import kill_once
 
 
 def test_a_killed_cluster_run_is_cleaned_up_by_the_next_run(tmp_path: Path, capsys) -> None:
@@ -23,13 +22,7 @@ def test_a_killed_cluster_run_is_cleaned_up_by_the_next_run(tmp_path: Path, caps
                              "--out", str(out), "--workers", "2", "--partition-size", "5"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     parts = tmp_path / f".flows.jsonl.{proc.pid}.parts"
-    deadline = time.monotonic() + 120
-    while not any(parts.glob("part-*.txt")):  # killed once the workers have written a part
-        assert proc.poll() is None, "the run ended before it could be killed"
-        assert time.monotonic() < deadline, "no part was written"
-        time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    kill_once(proc, lambda: any(parts.glob("part-*.txt")), "part")  # once the workers have written a part
     assert parts.is_dir() and not out.exists()
     running = tmp_path / f".flows.jsonl.{os.getpid()}.parts"  # this test process is alive: a run in progress
     running.mkdir()

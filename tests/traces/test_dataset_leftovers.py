@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from evalkit.traces import iter_dataset_traces
+from tests.processes import kill_once
 
 
 def _source(path: Path, n_traces: int) -> None:
@@ -35,13 +34,7 @@ def test_a_killed_partitioned_import_is_cleaned_up_by_the_next_one(tmp_path: Pat
     out = tmp_path / "ds"
     proc = _import(big, out, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     stage = tmp_path / f".ds.{proc.pid}.importing"
-    deadline = time.monotonic() + 120
-    while not any(stage.rglob("*.parquet")):  # killed once it has written a batch
-        assert proc.poll() is None, "the import ended before it could be killed"
-        assert time.monotonic() < deadline, "no batch was written"
-        time.sleep(0.02)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    kill_once(proc, lambda: any(stage.rglob("*.parquet")), "batch")  # once it has written a batch
     assert stage.is_dir() and not out.exists()
     running = tmp_path / f".ds.{os.getpid()}.importing"  # this test process is alive: an import in progress
     running.mkdir()

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 from evalkit.traces import load
+from tests.processes import kill_once
 
 
 def _big_source(path: Path, n_traces: int) -> None:
@@ -33,13 +32,8 @@ def _start_import(src: Path, out: Path) -> subprocess.Popen:
 
 
 def _kill_mid_write(proc: subprocess.Popen, folder: Path, sig: int) -> None:
-    deadline = time.monotonic() + 60
-    while not any(p.stat().st_size > 0 for p in folder.glob(".*.tmp") if p.exists()):
-        assert proc.poll() is None, "the import ended before it could be killed"
-        assert time.monotonic() < deadline, "no temporary file appeared"
-        time.sleep(0.01)
-    os.kill(proc.pid, sig)
-    proc.wait(timeout=30)
+    kill_once(proc, lambda: any(p.stat().st_size > 0 for p in folder.glob(".*.tmp") if p.exists()),
+              "temporary file", sig=sig, timeout=60)
 
 
 @pytest.mark.parametrize("previous", [False, True])
