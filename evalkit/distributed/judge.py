@@ -109,13 +109,10 @@ async def _judge(prompts: list[Any], provider: Provider, job: JudgeJob, journal:
                 run.open_journal()
                 await run.run(prompts)
                 run.flush(force=True)
-                while run.writes:
-                    await asyncio.wrap_future(run.writes.popleft())
+                await run.drain()
                 text = b"".join(_row_line(row) for row in run.items.rows())
             finally:
-                run.bar.close()
-                run.writer.shutdown(wait=bool(run.writes))
-                run.items.close()
+                run.close()
     finally:
         await provider.aclose()
         if cache is not None:

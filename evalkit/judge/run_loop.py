@@ -127,11 +127,22 @@ class RunLoop:
         closing = asyncio.ensure_future(self.closer.close()) if self.closer is not None else None
         await asyncio.sleep(0)  # the provider closes its sockets now
         written = self.items.write(out, runs, self.repeats, repeats)
-        while self.writes:
-            await asyncio.wrap_future(self.writes.popleft())
+        await self.drain()
         if closing is not None:
             await closing
         return written
+
+    async def drain(self) -> None:
+        """Wait for every journal append handed to the writer thread (call after ``flush(force=True)``)."""
+        while self.writes:
+            await asyncio.wrap_future(self.writes.popleft())
+
+    def close(self) -> None:
+        """End the run's resources, whether it finished or failed: the progress bar, the writer thread
+        (a failed run's last appends finish first) and the finished-items spill."""
+        self.bar.close()
+        self.writer.shutdown(wait=bool(self.writes))
+        self.items.close()
 
     # -- one item ------------------------------------------------------------------------------
     def run_record(self, prompt: Any, repeat: int, result: str | None, *, tokens: tuple[int | None, int | None],

@@ -116,9 +116,7 @@ async def _run_prompts(prompts: Iterable[Any], provider: Provider, out: str | Pa
             written, stats = await run.write_outputs(out, runs_path, repeats_path if repeats > 1 else None)
         finally:
             run.show()
-            run.bar.close()
-            run.writer.shutdown(wait=bool(run.writes))  # a failed run's last appends finish before it ends
-            run.items.close()
+            run.close()
             if cache is not None:
                 cache.commit()
     summary = run.summary
