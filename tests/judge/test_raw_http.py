@@ -315,3 +315,28 @@ def test_a_connection_closed_mid_response_or_a_garbled_one_is_a_transient_error(
         return outcomes
 
     assert on_own_loop(main()) == [("connection", "connection failed"), ("server", "unreadable response")]
+
+
+def test_sockets_to_a_loopback_server_connect_at_once_and_a_named_host_through_the_event_loop():
+    from evalkit.judge.providers.raw_http import JSONPoster, _loopback_family
+
+    assert [_loopback_family(h)[0] for h in ("127.0.0.1", "127.3.2.1", "::1", "10.0.0.7", "localhost")] == \
+        [True, True, True, False, False]
+
+    async def main():
+        server = JudgeServer().start()
+        try:
+            replies = []
+            for host in ("127.0.0.1", "localhost"):
+                poster = JSONPoster(f"http://{host}:{server.port}/v1", headers={}, timeout=5)
+                poster.preconnect(4)
+                assert poster._opening == 4  # handed to the event loop: connected (loopback) or connecting
+                body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "item=t1"}]}).encode()
+                replies += await asyncio.gather(*(poster.post("/chat/completions", body) for _ in range(4)))
+                await poster.aclose()
+        finally:
+            server.stop()
+        assert [r.status for r in replies] == [200] * 8
+        assert server.connections == 8  # four each, opened ahead: no post opened its own
+
+    on_own_loop(main())

@@ -19,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ipaddress
+import socket
 import zlib
 from typing import NamedTuple
 from urllib.parse import urlsplit
@@ -200,6 +202,19 @@ def _decoded(body: bytes, headers: dict[str, str]) -> bytes:
     return body
 
 
+LOOPBACK_CONNECT_TIMEOUT = 0.05
+"""How long a connect to a loopback server may hold the event loop (it normally takes microseconds)."""
+
+
+def _loopback_family(host: str) -> tuple[bool, int]:
+    """Whether ``host`` is a loopback IP address (127.0.0.0/8, ::1), and its address family."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:  # a name: resolved by the event loop, never here
+        return False, socket.AF_INET
+    return address.is_loopback, socket.AF_INET6 if address.version == 6 else socket.AF_INET
+
+
 class JSONPoster:
     """POSTs JSON bodies to one ``http://`` server over a pool of keep-alive connections.
 
@@ -231,6 +246,7 @@ class JSONPoster:
         self._max_connections = max_connections
         self._slots = asyncio.Semaphore(max_connections) if max_connections else contextlib.nullcontext()
         self._open: set[_Connection] = set()
+        self._loopback, self._family = _loopback_family(self.host)
         self._opening = 0  # connections being opened ahead (preconnect)
         self._waiters: collections.deque[asyncio.Future] = collections.deque()
         self._warming: set[asyncio.Task] = set()
@@ -242,16 +258,40 @@ class JSONPoster:
         Call from within the event loop."""
         if self._max_connections:
             connections = min(connections, self._max_connections)
-        for _ in range(connections - len(self._open) - self._opening):
+        wanted = connections - len(self._open) - self._opening
+        sockets = self._connect_loopback(wanted) if self._loopback else []
+        for i in range(wanted):
             self._opening += 1
-            task = asyncio.ensure_future(self._open_ahead())
+            task = asyncio.ensure_future(self._open_ahead(sockets[i] if i < len(sockets) else None))
             self._warming.add(task)
             task.add_done_callback(self._warming.discard)
 
-    async def _open_ahead(self) -> None:
+    def _connect_loopback(self, wanted: int) -> list[socket.socket]:
+        """Up to ``wanted`` sockets connected to a loopback server, at once, in this thread.
+
+        On loopback the kernel completes a connect inside the system call (or refuses it at once), so
+        connecting here, with a short timeout for a server whose backlog is full, takes tens of
+        microseconds a socket; through the event loop (``create_connection``) each took about 200 (64
+        sockets: 2.4 ms against 13 to 23 ms, measured here). The first socket that does not connect
+        stops this: the rest are opened through the event loop, whose failure the post that waits for
+        one reports."""
+        sockets: list[socket.socket] = []
+        for _ in range(wanted):
+            sock = socket.socket(self._family, socket.SOCK_STREAM)
+            try:
+                sock.settimeout(LOOPBACK_CONNECT_TIMEOUT)
+                sock.connect((self.host, self.port))
+                sock.setblocking(False)
+            except OSError:
+                sock.close()
+                break
+            sockets.append(sock)
+        return sockets
+
+    async def _open_ahead(self, sock: socket.socket | None = None) -> None:
         try:
             async with asyncio.timeout(self.timeout):
-                connection = await self._open_connection()
+                connection = await self._open_connection(sock)
             self._idle.append(connection)
         except OSError:  # TimeoutError included: the post that waits for it opens its own, and reports
             pass
@@ -314,8 +354,13 @@ class JSONPoster:
                     self._waiters.remove(waiter)
         return await self._open_connection()
 
-    async def _open_connection(self) -> _Connection:
-        _, connection = await asyncio.get_running_loop().create_connection(_Connection, self.host, self.port)
+    async def _open_connection(self, sock: socket.socket | None = None) -> _Connection:
+        """A new connection, over ``sock`` when it is connected already."""
+        loop = asyncio.get_running_loop()
+        if sock is not None:
+            _, connection = await loop.create_connection(_Connection, sock=sock)
+        else:
+            _, connection = await loop.create_connection(_Connection, self.host, self.port)
         self._open.add(connection)
         return connection
 
