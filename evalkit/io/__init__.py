@@ -2,7 +2,13 @@
 
 from evalkit.errors import InputError, StrictJSONError
 from evalkit.io.append_only import AppendOnlyStore, append_batch, read_store_records
-from evalkit.io.atomic import atomic_write_bytes, atomic_write_lines, atomic_write_text, atomic_writer
+from evalkit.io.atomic import (
+    atomic_write_bytes,
+    atomic_write_lines,
+    atomic_write_text,
+    atomic_writer,
+    atomic_writers,
+)
 from evalkit.io.bulk import paused_gc
 from evalkit.io.canonical import canonical_dumps, canonical_line, compact_sorted_json
 from evalkit.io.json_case import camel_json
@@ -17,6 +23,7 @@ __all__ = [
     "atomic_write_lines",
     "atomic_write_text",
     "atomic_writer",
+    "atomic_writers",
     "camel_json",
     "canonical_dumps",
     "canonical_line",

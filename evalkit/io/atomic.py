@@ -17,7 +17,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -121,6 +121,39 @@ def _cannot_write(target: Path, exc: OSError) -> InputError:
     return InputError(f"cannot write: {exc.strerror or exc}", file=str(target))
 
 
+def _open_temp(target: Path) -> tuple[int, str]:
+    """A new temporary file beside ``target`` (its folder made), with the mode ``target`` would get."""
+    check_writable(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(target)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
+        os.chmod(tmp, default_file_mode(target))
+    except OSError as exc:
+        raise _cannot_write(target, exc) from None
+    return fd, tmp
+
+
+def _to_disk(fh: IO, target: Path) -> None:
+    try:
+        fh.flush()
+        os.fsync(fh.fileno())
+    except OSError as exc:
+        raise _cannot_write(target, exc) from None
+
+
+def _into_place(tmp: str, target: Path) -> None:
+    try:
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise _cannot_write(target, exc) from None
+
+
+def _fdopen(fd: int, mode: str, encoding: str | None) -> IO:
+    binary = "b" in mode
+    return os.fdopen(fd, mode, encoding=None if binary else encoding, newline=None if binary else "")
+
+
 @contextlib.contextmanager
 def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO]:
     """Open a temporary file for writing that replaces ``path`` only when the block succeeds.
@@ -133,33 +166,63 @@ def atomic_writer(path: str | Path, mode: str = "w", encoding: str | None = "utf
     Raises:
         InputError: ``path`` cannot be written (a folder, below a file, no permission, disk full).
     """
-    target = Path(path)
-    check_writable(target)
+    with atomic_writers([path], mode, encoding) as (fh,):
+        yield fh
+
+
+@contextlib.contextmanager
+def atomic_writers(paths: Sequence[str | Path], mode: str = "w",
+                   encoding: str | None = "utf-8") -> Iterator[tuple[IO, ...]]:
+    """:func:`atomic_writer` for files written together (a result and its sidecars): one temporary file
+    each, all replacing their paths only when the block succeeds, the first path last (once it is in
+    place, the others are). Their flushes to disk run at the same time: each fsync waits on the disk
+    for milliseconds, and one after another they were most of the time a run's end took.
+
+    Raises:
+        InputError: a path cannot be written; none of them is replaced then.
+    """
+    targets = [Path(p) for p in paths]
+    temps: list[str] = []
+    handles: list[IO] = []
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temps(target)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{os.getpid()}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise _cannot_write(target, exc) from None
-    try:
-        os.chmod(tmp, default_file_mode(target))
-        binary = "b" in mode
-        with os.fdopen(fd, mode, encoding=None if binary else encoding,
-                       newline=None if binary else "") as fh:
-            yield fh
-            try:
-                fh.flush()
-                os.fsync(fh.fileno())
-            except OSError as exc:
-                raise _cannot_write(target, exc) from None
-        try:
-            os.replace(tmp, target)
-        except OSError as exc:
-            raise _cannot_write(target, exc) from None
+        with contextlib.ExitStack() as stack:
+            for target in targets:
+                fd, tmp = _open_temp(target)
+                temps.append(tmp)
+                handles.append(stack.enter_context(_fdopen(fd, mode, encoding)))
+            yield tuple(handles)
+            _all_to_disk(handles, targets)
+        for tmp, target in reversed(list(zip(temps, targets, strict=True))):
+            _into_place(tmp, target)
+            temps.remove(tmp)
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
         raise
+
+
+def _all_to_disk(handles: list[IO], targets: list[Path]) -> None:
+    """Flush and fsync every handle, the others on threads while this one does the first."""
+    if len(handles) == 1:
+        _to_disk(handles[0], targets[0])
+        return
+    errors: list[BaseException] = []
+
+    def sync(fh: IO, target: Path) -> None:
+        try:
+            _to_disk(fh, target)
+        except BaseException as exc:  # re-raised below, in the writing thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=sync, args=pair) for pair in zip(handles[1:], targets[1:], strict=True)]
+    for thread in threads:
+        thread.start()
+    sync(handles[0], targets[0])
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:

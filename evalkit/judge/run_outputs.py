@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_writer
+from evalkit.io.atomic import atomic_writers
 from evalkit.io.canonical import SMALL_FLOAT_MARKERS, canonical_line, compact_json
 from evalkit.judge.spill import SortedSpill
 
@@ -112,8 +112,8 @@ class FinishedItems:
         """
         stats = RepeatStats()
         written = 0
-        with atomic_writer(verdicts) as vf, atomic_writer(runs) as rf, \
-                (atomic_writer(repeat_stats) if repeat_stats else _Null()) as sf:
+        with atomic_writers([verdicts, runs, *([repeat_stats] if repeat_stats else [])]) as files:
+            vf, rf, sf = files if repeat_stats else (*files, _Null())
             group: list[tuple] = []
             if repeats == 1:  # the lines joined a block at a time: one write call per thousand rows
                 block: list[tuple] = []
@@ -149,11 +149,7 @@ def _write_block(rows: list[tuple], vf: Any, rf: Any) -> int:
 
 
 class _Null:
-    def __enter__(self) -> _Null:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
+    """Where the repeat statistics go when there are no repeats."""
 
     def write(self, text: str) -> None:
         return None
@@ -265,9 +261,28 @@ def record_line(obj: dict[str, Any]) -> str:
         raw = orjson.dumps(obj, option=orjson.OPT_SORT_KEYS)
     except TypeError:  # orjson.JSONEncodeError: a lone surrogate in a critique, say
         return compact_json(obj, allow_nan=False) + "\n"
-    if (b"e-" in raw or b"0.0000" in raw) and _SMALL_FLOAT.search(raw):  # substring tests first: faster
-        return compact_json(obj, allow_nan=False) + "\n"
+    if _has_small_float(raw):
+        return _with_small_floats(obj)
     return raw.decode() + "\n"
+
+
+def _has_small_float(raw: bytes) -> bool:
+    return (b"e-" in raw or b"0.0000" in raw) and _SMALL_FLOAT.search(raw) is not None  # substring tests: faster
+
+
+def _with_small_floats(obj: dict[str, Any]) -> str:
+    """``record_line`` of a record holding a float below 1e-4 (a call's cost, usually, at the top level).
+
+    Such top-level floats are written as ``json`` writes them (``repr``) into orjson's text, when nothing
+    else in the record would still differ (checked with those floats left out); otherwise ``json`` writes
+    the whole line. A call's cost is often this small, and ``json`` took a sixth of a call's time."""
+    small = [k for k, v in obj.items() if type(v) is float and v != 0.0 and abs(v) < 1e-4]
+    if small:
+        rest = orjson.dumps({**obj, **dict.fromkeys(small, 0)}, option=orjson.OPT_SORT_KEYS)
+        if not _has_small_float(rest):
+            exact = {k: orjson.Fragment(repr(obj[k])) for k in small}
+            return orjson.dumps({**obj, **exact}, option=orjson.OPT_SORT_KEYS).decode() + "\n"
+    return compact_json(obj, allow_nan=False) + "\n"
 
 
 def journal_line(c: str, t: str, r: int, digest: str, result: str, verdict_line: str, run_line: str) -> str:

@@ -203,3 +203,56 @@ def test_write_lines_counts_and_an_error_midway_leaves_the_old_file(tmp_path):
     with pytest.raises(RuntimeError):
         atomic_write_lines(out, broken())
     assert out.read_text() == "0\n1\n2\n" and [p.name for p in tmp_path.iterdir()] == ["lines.jsonl"]
+
+
+def test_files_written_together_replace_their_targets_only_when_the_block_succeeds(tmp_path: Path) -> None:
+    from evalkit.io import atomic_writers
+
+    main, side = tmp_path / "verdicts.jsonl", tmp_path / "sub" / "runs.jsonl"
+    main.write_text("old main\n")
+    with pytest.raises(Boom), atomic_writers([main, side]) as (mf, sf):
+        mf.write("new main\n")
+        sf.write("new side\n")
+        raise Boom()
+    assert main.read_text() == "old main\n" and not side.exists()
+    assert _names(tmp_path) == ["sub", "verdicts.jsonl"] and _names(tmp_path / "sub") == []
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os, "fsync", fsync)
+        with atomic_writers([main, side]) as (mf, sf):
+            mf.write("new main\n")
+            sf.write("new side\n")
+    assert main.read_text() == "new main\n" and side.read_text() == "new side\n"
+    assert len(set(synced)) == 2  # each file flushed to disk before it replaced its target
+    assert _names(tmp_path) == ["sub", "verdicts.jsonl"] and _names(tmp_path / "sub") == ["runs.jsonl"]
+
+
+def test_a_failed_flush_of_one_file_written_together_replaces_none(tmp_path: Path) -> None:
+    from evalkit.io import atomic_writers
+
+    main, side = tmp_path / "a.txt", tmp_path / "b.txt"
+    main.write_text("old a")
+    side.write_text("old b")
+    real_fsync = os.fsync
+    calls = []
+
+    def fsync(fd: int) -> None:
+        calls.append(fd)
+        if len(calls) == 2:
+            raise OSError(28, "No space left on device")
+        real_fsync(fd)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(os, "fsync", fsync)
+        with pytest.raises(InputError, match="No space left"), atomic_writers([main, side]) as (af, bf):
+            af.write("new a")
+            bf.write("new b")
+    assert (main.read_text(), side.read_text()) == ("old a", "old b")
+    assert _names(tmp_path) == ["a.txt", "b.txt"]

@@ -120,3 +120,18 @@ def test_cached_run_line_is_record_line_of_the_run_record(c, t, r, result, token
         record["judgeDigest"] = judge
     line = cached_run_line("openai", model, temperature)(c, t, r, "sha256:ab", result, *tokens, cost, mode, judge)
     assert line == record_line(record)
+
+
+_float = st.one_of(st.floats(0, 1e-4), st.floats(-1e-3, 1e-3), st.sampled_from([1e-5, 2.4e-05, 5e-324, 0.0, -0.0]),
+                   st.floats(0, 10))
+
+
+@settings(max_examples=400, deadline=None)
+@given(cost=_float, temperature=_float, confidence=_float,
+       text=st.one_of(_text, st.sampled_from(["1e-5", "cost 0.00001", "3e-07 and 0.0000"])))
+def test_record_line_is_canonical_line_with_small_floats_anywhere(cost, temperature, confidence, text):
+    from evalkit.io.canonical import canonical_line
+
+    run = {"criterionId": text, "costUsd": cost, "temperature": temperature, "attempts": 1,
+           "verdict": {"confidence": confidence, "critique": text}}
+    assert record_line(run) == canonical_line(run)
