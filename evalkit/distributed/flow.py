@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from evalkit.contracts.trace import Trace
 from evalkit.distributed.partitions import PartitionResult, partition_traces
+from evalkit.io import paused_gc
 
 if TYPE_CHECKING:
     from evalkit.contracts.flow import ExpectedFlow
@@ -58,16 +59,20 @@ def build_flow_partition(traces: list[Trace], options: FlowOptions) -> Partition
     summary = FlowPartition()
     lines = []
     min_len = options.min_thread_len if options.min_thread_len is not None else DEFAULT_MIN_THREAD_LEN
-    for trace in traces:
-        flow = build_flow_graph(trace, dispatch_tool_names=set(options.dispatch), min_thread_len=min_len,
-                                semantics=options.semantics)
-        lines.append(flow_graph_line(flow))
-        summary.graphs += 1
-        summary.edges += flow.edge_count
-        summary.unthreaded += len(flow.unthreaded_outputs)
-        summary.terminal += len(flow.terminal_outputs)
-        if options.expected is not None:
-            summary.diffs.append(diff_expected_flow(flow, options.expected))
+    # The graph build already pauses the collector; writing the lines (JSON values, tens of thousands a
+    # trace) did not, and its passes found no cycles to collect but cost a sixth of the partition's time
+    # (measured: 1.1 s of 6.8 s for 600 long traces), more in a Dask worker, whose heap holds Dask too.
+    with paused_gc():
+        for trace in traces:
+            flow = build_flow_graph(trace, dispatch_tool_names=set(options.dispatch), min_thread_len=min_len,
+                                    semantics=options.semantics)
+            lines.append(flow_graph_line(flow))
+            summary.graphs += 1
+            summary.edges += flow.edge_count
+            summary.unthreaded += len(flow.unthreaded_outputs)
+            summary.terminal += len(flow.terminal_outputs)
+            if options.expected is not None:
+                summary.diffs.append(diff_expected_flow(flow, options.expected))
     return PartitionResult("".join(lines), summary)
 
 

@@ -33,6 +33,13 @@ and the run still has many partitions per worker, so a slow or lost one holds li
 PARTITION_OBSERVATIONS = 20_000
 """A partition is also cut at this many observations, so long traces make small partitions."""
 
+PARTITION_BYTES = 8 << 20
+"""A run of JSONL lines that workers read is also cut at this many bytes (the observations are not
+counted before a worker reads them): long traces make small partitions. The last partitions of a
+run decide when it ends, one worker busy and the others idle: at 100 long traces (24 MB, 1.3 s of
+flow building) the idle tail of 2,000 traces on two workers was about a second, at 8 MB about
+0.1 s, for a few milliseconds more per partition of the client's and the scheduler's time."""
+
 RETRIES = 2
 """How often a partition whose task raised is tried again (a dead worker's partition is rescheduled
 by Dask itself, up to its ``distributed.scheduler.allowed-failures``, 3 by default)."""
@@ -84,13 +91,14 @@ def source_partitions(sources: Iterable[str], format: str = "auto", size: int = 
                       workers_read_files: bool = False) -> Iterator[list[Trace] | LineRange]:
     """The partitions of :func:`source_traces`, in order: lists of traces read here, or, with
     ``workers_read_files`` (the partitions run in this process, or on workers that see the same
-    files), runs of lines of native JSONL files that whoever runs the partition reads and validates
-    (so the process handing out the work parses none of those traces)."""
+    files), runs of lines of native JSONL files (``size`` lines, fewer past ``PARTITION_BYTES``) that
+    whoever runs the partition reads and validates (so the process handing out the work parses none
+    of those traces)."""
     from evalkit.traces import is_native_jsonl, line_ranges
 
     for src in sources:
         if workers_read_files and is_native_jsonl(src, format):
-            yield from line_ranges(src, size)
+            yield from line_ranges(src, size, PARTITION_BYTES)
         else:
             yield from trace_partitions(source_traces([src], format), size)
 
@@ -174,10 +182,11 @@ def run_partitions(client: Client, task: Task, partitions: Iterable[Any],
                    shared: Mapping[str, Any] | None = None) -> list[Any]:
     """Run ``task`` on every partition on the cluster and write their texts to ``out`` in order.
 
-    Each result's text is written to ``.OUT.PID.parts/part-N.txt`` (atomically) as it arrives; when
-    all are in, the parts are concatenated in partition order into ``out`` (atomically) and removed.
-    The output is therefore the same bytes as :func:`run_partitions_here`. Work folders that a killed
-    run left beside ``out`` are removed first (said on stderr); a live run's are left alone.
+    Each result's text is written to ``.OUT.PID.parts/part-N.txt`` (atomically) as it arrives, and
+    appended to a temporary file beside ``out`` (then removed) as soon as every part before it is in;
+    when all are in, the temporary file replaces ``out``. The output is therefore the same bytes as
+    :func:`run_partitions_here`. Work folders that a killed run left beside ``out`` are removed first
+    (said on stderr); a live run's are left alone.
 
     Args:
         client: the Dask client (see :func:`~evalkit.distributed.dask_client`).
@@ -226,22 +235,26 @@ def run_partitions(client: Client, task: Task, partitions: Iterable[Any],
         workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
         for name, value in (shared or {}).items():
             kwargs[name] = client.scatter(value, broadcast=True, hash=False)
-        running = as_completed(submit(itertools.islice(pending, workers * IN_FLIGHT_PER_WORKER)))
-        for future in running:
-            _, index, items = submitted.pop(future.key)
-            result: PartitionResult = future.result()
-            future.release()
-            if work is not None and not workers_write:
-                atomic_write_text(_part(work, index), result.text)
-            summaries[index] = result.summary
-            if on_done is not None:
-                on_done(items)
-            for more in submit(itertools.islice(pending, 1)):
-                running.add(more)
-        if out is not None:
-            with atomic_writer(out, "wb") as fh:
-                for index in range(len(summaries)):
-                    _append(_part(work, index), fh)
+        with atomic_writer(out, "wb") if out is not None else contextlib.nullcontext() as fh:
+            merged = 0  # the parts before this one are in the output
+            running = as_completed(submit(itertools.islice(pending, workers * IN_FLIGHT_PER_WORKER)))
+            for future in running:
+                _, index, items = submitted.pop(future.key)
+                result: PartitionResult = future.result()
+                future.release()
+                if work is not None and not workers_write:
+                    atomic_write_text(_part(work, index), result.text)
+                summaries[index] = result.summary
+                # A part joins the output once those before it have: the copying overlaps the work
+                # (at the end of 2,000 long traces, 140 MB of graphs, it took half a second).
+                while fh is not None and merged in summaries:
+                    _append(_part(work, merged), fh)
+                    _part(work, merged).unlink()
+                    merged += 1
+                if on_done is not None:
+                    on_done(items)
+                for more in submit(itertools.islice(pending, 1)):
+                    running.add(more)
     finally:
         if submitted:  # a task failed: stop the others before removing their folder
             client.cancel([future for future, _, _ in submitted.values()])

@@ -48,8 +48,12 @@ def is_native_jsonl(path: str | os.PathLike[str], format: str = "auto") -> bool:
         return False
 
 
-def line_ranges(path: str | os.PathLike[str], lines_per_range: int) -> Iterator[LineRange]:
+def line_ranges(path: str | os.PathLike[str], lines_per_range: int,
+                max_bytes: int | None = None) -> Iterator[LineRange]:
     """Cut a JSONL file into runs of ``lines_per_range`` lines (blank lines count), reading only bytes.
+
+    With ``max_bytes``, a run also ends at the first line break at or past that many bytes from its
+    start (so long lines make short runs; a run holds one line at least).
 
     Raises:
         InputError: unreadable file, or a byte-order mark (as :func:`~evalkit.traces.iter_traces`).
@@ -67,7 +71,7 @@ def line_ranges(path: str | os.PathLike[str], lines_per_range: int) -> Iterator[
             while (newline := chunk.find(b"\n", pos)) != -1:
                 count += 1
                 pos = newline + 1
-                if count == lines_per_range:
+                if count == lines_per_range or (max_bytes is not None and offset + pos - start >= max_bytes):
                     end = offset + pos
                     yield LineRange(file, start, end, first, count)
                     start, first, count = end, first + count, 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 from evalkit.distributed import FlowOptions, PartitionResult, Task, build_flow_partition
@@ -28,3 +29,20 @@ def fail_once(partition, options: FlowOptions, marker: str) -> PartitionResult:
         Path(marker).write_text("raised")
         raise RuntimeError("a transient failure")
     return build_flow_partition(partition, options)
+
+
+def first_partition_last(partition, *, options: FlowOptions, first: str, others_done: str,
+                         expected: int) -> PartitionResult:
+    """Hold the partition that starts with trace ``first`` until every other partition is done (each
+    adds a line to ``others_done``), so the results arrive in another order than the partitions'."""
+    result = build_flow_partition(partition, options)
+    if partition[0].id != first:
+        with open(others_done, "a") as fh:
+            fh.write(f"{partition[0].id}\n")
+        return result
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if os.path.exists(others_done) and len(Path(others_done).read_text().splitlines()) >= expected:
+            break
+        time.sleep(0.05)
+    return result

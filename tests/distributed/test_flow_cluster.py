@@ -14,7 +14,13 @@ import pytest
 from evalkit.cli import main
 from evalkit.contract_files import read_model
 from evalkit.contracts.flow import ExpectedFlow
-from evalkit.distributed import FlowOptions, build_flow_partition, run_partitions, trace_partitions
+from evalkit.distributed import (
+    FlowOptions,
+    build_flow_partition,
+    run_partitions,
+    source_partitions,
+    trace_partitions,
+)
 from evalkit.sample_subject.agent import simulate_traces
 from evalkit.traces import iter_dataset_traces, write_dataset, write_jsonl
 
@@ -128,3 +134,43 @@ def test_a_bad_trace_read_by_a_worker_fails_as_in_one_process(tmp_path, traces, 
     assert f"{src}:32: observations" in one
     assert one.strip().splitlines()[-1] == two.strip().splitlines()[-1]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["traces.jsonl"]
+
+
+def test_results_arriving_out_of_order_are_written_in_partition_order(tmp_path, traces, client):
+    """Parts join the output as soon as those before them are in: the first partition, held until all
+    the others are done, must still come first, and nothing is left of the parts."""
+    options = FlowOptions(semantics="received")
+    task = functools.partial(cluster_tasks.first_partition_last, options=options, first=traces[0].id,
+                             others_done=str(tmp_path / "others"), expected=11)
+    for workers_write in (False, True):
+        out = tmp_path / f"flows-{workers_write}.jsonl"
+        (tmp_path / "others").unlink(missing_ok=True)
+        summaries = run_partitions(client, task, trace_partitions(traces, 10), out,
+                                   workers_write=workers_write)
+        assert len((tmp_path / "others").read_text().splitlines()) == 11  # all done before the first
+        assert out.read_text() == _one_process(traces, options)
+        assert [s.graphs for s in summaries] == [10] * 12
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flows-False.jsonl", "flows-True.jsonl", "others"]
+
+
+def test_long_traces_make_small_partitions_and_the_same_bytes(tmp_path, traces, capsys, monkeypatch):
+    """Runs of lines are also cut by bytes (long traces, small partitions: a short idle tail at the end);
+    the output does not change with the cut."""
+    src = tmp_path / "traces.jsonl"
+    write_jsonl(traces, src)
+    monkeypatch.setattr("evalkit.distributed.partitions.PARTITION_BYTES", src.stat().st_size // 9)
+    assert main(["flow", "build", str(src), "--out", str(tmp_path / "one.jsonl")]) == 0
+    ranges = list(source_partitions([str(src)], workers_read_files=True))
+    assert 9 <= len(ranges) <= 10  # not the 2 runs of 100 lines
+    assert main(["flow", "build", str(src), "--out", str(tmp_path / "two.jsonl"), "--workers", "2"]) == 0
+    assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
+    assert "built 120 flow graphs" in capsys.readouterr().out
+
+
+def test_local_workers_start_with_what_the_client_imported(client):
+    """Forked, not fresh interpreters: a worker has the client's modules without importing them (about
+    1.5 CPU seconds each otherwise, on the cores the work needs)."""
+    import sys
+
+    assert "cluster_tasks" in sys.modules  # imported by this test module, never by Dask or evalkit
+    assert set(client.run(lambda: "cluster_tasks" in sys.modules).values()) == {True}

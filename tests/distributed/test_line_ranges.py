@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from evalkit.errors import InputError
@@ -58,3 +60,20 @@ def test_a_byte_order_mark_is_refused_like_the_whole_file_reader(tmp_path):
     src.write_bytes(b"\xef\xbb\xbf" + src.read_bytes())
     with pytest.raises(InputError, match="byte-order mark"):
         list(line_ranges(src, 5))
+
+
+@pytest.mark.parametrize("max_bytes", [1, 700, 5_000, 10**9])
+def test_ranges_cut_by_bytes_end_at_line_breaks_and_read_back_the_file(tmp_path, max_bytes):
+    src = tmp_path / "traces.jsonl"
+    write_jsonl(simulate_traces(seed=5, count=23), src)
+    lines = src.read_bytes().splitlines(keepends=True)
+    ranges = list(line_ranges(src, 10, max_bytes))
+    assert [t for r in ranges for t in read_line_range(r)] == list(iter_traces(src))
+    assert sum(r.lines for r in ranges) == len(lines) and all(1 <= r.lines <= 10 for r in ranges)
+    for r in ranges[:-1]:  # each ends at the first line break at or past max_bytes, or at 10 lines
+        own = lines[r.first_line - 1:r.first_line - 1 + r.lines]
+        ends = list(itertools.accumulate(len(line) for line in own))
+        assert ends[-1] == r.end - r.start
+        assert r.lines == 10 or (ends[-1] >= max_bytes and (r.lines == 1 or ends[-2] < max_bytes))
+    if max_bytes == 1:
+        assert len(ranges) == len(lines)
