@@ -161,7 +161,7 @@ def verify_verdict(trace: Trace, verdict: CriterionVerdict) -> CriterionVerdict:
             return verdict
         why = "; ".join(f"refs[{i}] does not resolve: {r.reason}" for i, r in dead)
     note = f"{VERIFY_MARK} was {verdict.result}: {why}."
-    fields = verdict.model_dump(exclude_unset=True)
+    fields = verdict.model_dump(exclude_unset=True, by_alias=False)  # field names, as the update below
     fields.update(result="uncertain", confidence=0.0,
                   critique=f"{verdict.critique}\n{note}" if verdict.critique else note,
                   blocked_by=BlockedBy(kind="factual-intent", text=why))

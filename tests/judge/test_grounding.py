@@ -108,6 +108,15 @@ def test_verify_downgrades_a_verdict_with_no_ref(refs: list[Ref] | None) -> None
     assert "no ref grounds it" in (after.critique or "")
 
 
+def test_verify_downgrades_a_decided_verdict_that_carries_a_blocked_by_of_its_own() -> None:
+    # Small judges fill every field of the schema: a pass with a blockedBy beside it (seen from a real
+    # 135M model); the downgrade's blockedBy replaces it.
+    before = verdict("pass", [DEAD], blocked_by={"kind": "normative", "text": "the model's own"})
+    after = verify_verdict(TRACE, before)
+    assert after.result == "uncertain" and after.blocked_by is not None
+    assert after.blocked_by.kind == "factual-intent" and "refs[0] does not resolve" in after.blocked_by.text
+
+
 def test_verify_leaves_uncertain_alone() -> None:
     before = verdict("uncertain", [DEAD])
     assert verify_verdict(TRACE, before) is before
