@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import socket
 import threading
 
 import pytest
@@ -261,29 +262,51 @@ def test_a_response_arriving_a_byte_at_a_time_is_read_whole(framing):
         head, wire = b"", body
     response = b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\n" + head + b"\r\n" + wire
 
-    class Transport:
-        def write(self, data):
-            self.sent = data
-
-        def is_closing(self):
-            return False
-
-        def close(self):
-            pass
-
     async def main():
-        connection = _Connection()
-        connection.connection_made(Transport())
+        ours, servers = socket.socketpair()
+        ours.setblocking(False)
+        connection = _Connection(ours, asyncio.get_running_loop())
         done = connection.exchange(b"POST / HTTP/1.1\r\n\r\n")
-        for i in range(len(response)):
+        assert servers.recv(100) == b"POST / HTTP/1.1\r\n\r\n"
+        for i in range(len(response)):  # one byte a read
             assert not done.done()
-            connection.data_received(response[i:i + 1])
+            servers.send(response[i:i + 1])
+            connection._readable()
         if framing == "to-eof":
             assert not done.done()
-            connection.eof_received()
+            servers.shutdown(socket.SHUT_WR)
+            connection._readable()
         reply, reusable = done.result()
         assert reply.status == 200 and reply.body == payload
         assert reusable == (framing != "to-eof") == connection.usable
+        connection.close()
+        servers.close()
+
+    on_own_loop(main())
+
+
+def test_a_request_larger_than_the_socket_buffer_is_sent_whole_while_the_reply_is_awaited():
+    from evalkit.judge.providers.raw_http import _Connection
+
+    request = b"POST / HTTP/1.1\r\nContent-Length: 8000000\r\n\r\n" + bytes(range(256)) * 31250
+
+    async def main():
+        ours, servers = socket.socketpair()
+        ours.setblocking(False)
+        servers.setblocking(False)
+        loop = asyncio.get_running_loop()
+        connection = _Connection(ours, loop)
+        done = connection.exchange(request)
+        assert connection.unsent is not None  # the socket took part of it; the loop sends the rest
+        received = bytearray()
+        while len(received) < len(request):
+            received += await loop.sock_recv(servers, 1 << 20)
+        assert received == request and connection.unsent is None
+        await loop.sock_sendall(servers, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+        reply, reusable = await done
+        assert (reply.status, reply.body, reusable) == (200, b"{}", True)
+        connection.close()
+        servers.close()
 
     on_own_loop(main())
 
@@ -330,7 +353,8 @@ def test_sockets_to_a_loopback_server_connect_at_once_and_a_named_host_through_t
             for host in ("127.0.0.1", "localhost"):
                 poster = JSONPoster(f"http://{host}:{server.port}/v1", headers={}, timeout=5)
                 poster.preconnect(4)
-                assert poster._opening == 4  # handed to the event loop: connected (loopback) or connecting
+                # Loopback: open and idle when preconnect returns; a name: still connecting on the event loop.
+                assert (len(poster._idle), poster._opening) == ((4, 0) if host == "127.0.0.1" else (0, 4))
                 body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "item=t1"}]}).encode()
                 replies += await asyncio.gather(*(poster.post("/chat/completions", body) for _ in range(4)))
                 await poster.aclose()
