@@ -50,6 +50,6 @@ def explain_not_traces(value: Any) -> str | None:
         keys = ", ".join(k for k in value if not k.startswith("_"))
         return ("these records look like pairwise judge results (an instruction, two outputs and a "
                 f"preference; keys: {keys}), not agent traces: there are no steps or model calls to import. "
-                "Pairwise preferences are not pass/fail labels either, so they need a mapping of your own "
-                "before judge calibration can use them")
+                "Pairwise preferences are not pass/fail labels either. To audit the judge that made them "
+                "(position, length and family bias): `evalkit judge audit --pairwise FILE`")
     return None

@@ -18,6 +18,7 @@ def test_pairwise_judge_results_are_named_as_such(tmp_path):
     with pytest.raises(InputError, match="pairwise judge results") as caught:
         load(path)
     assert "output_1, output_2, label" in caught.value.message
+    assert "evalkit judge audit --pairwise FILE" in caught.value.message  # where such a file is read
     assert caught.value.file == str(path)
 
 
