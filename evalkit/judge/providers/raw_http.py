@@ -260,21 +260,20 @@ LOOPBACK_CONNECT_TIMEOUT = 0.05
 """How long a connect to a loopback server may hold the event loop (it normally takes microseconds)."""
 
 
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``host`` as an IP address; None for a name (resolved by the event loop, never here)."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        return None
+
+
 def _loopback_family(host: str) -> tuple[bool, int]:
     """Whether ``host`` is a loopback IP address (127.0.0.0/8, ::1), and its address family."""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:  # a name: resolved by the event loop, never here
+    address = _ip(host)
+    if address is None:
         return False, socket.AF_INET
     return address.is_loopback, socket.AF_INET6 if address.version == 6 else socket.AF_INET
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def _no_delay(sock: socket.socket) -> None:
@@ -315,7 +314,7 @@ class JSONPoster:
         self._slots = asyncio.Semaphore(max_connections) if max_connections else contextlib.nullcontext()
         self._open: set[_Connection] = set()
         self._loopback, self._family = _loopback_family(self.host)
-        self._literal = self._loopback or _is_ip(self.host)
+        self._literal = _ip(self.host) is not None
         self._opening = 0  # connections being opened ahead (preconnect)
         self._waiters: collections.deque[asyncio.Future] = collections.deque()
         self._warming: set[asyncio.Task] = set()
