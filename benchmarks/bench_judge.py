@@ -7,13 +7,14 @@ client's CPU per call and the server's. Both transports of the provider are meas
 requests, byte for byte, over evalkit's lean HTTP/1.1 pool: the target applies to it) and ``sdk`` (the
 official ``openai`` client, the default; its 2 to 4 ms of CPU per call cap it near 1,000 / (N x CPU) calls
 a second on one core). The timed run is a whole ``run_judge`` on a fresh provider: it opens its
-connections (ahead of the first calls, while the first request bodies are rendered), writes its journal
-and its outputs, and closes its connections, as a real run does; only building the prompts is left out.
+connections (each slot's as its first call leaves), writes its journal and its outputs, and closes its
+connections, as a real run does; only building the prompts is left out.
 
 What the ratio is made of: 1,000 calls over 64 slots means some slot makes 16 calls one after another,
 so even a free client and an exact server give 16 x 50 ms = 0.8 s, a ratio of 1.024; the rest is the
-client's and the server's time between a reply leaving the server and the next request's timer being
-set there (16 times over), plus starting and finishing the run. The ratio includes the server: answers
+client's and the server's time between a reply leaving the server and the next request arriving there
+(16 times over), plus starting and finishing the run. The server counts its 50 ms from a request's
+arrival, as a real server's latency includes reading the request. The ratio includes the server: answers
 that fall due together are written one after another, and on a loaded machine either process may wait
 for a core. So the load average is printed with every figure, and the client's CPU per call (process
 time, which load hardly changes) beside it; ``--runs N`` measures N times.

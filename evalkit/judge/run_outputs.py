@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,8 +104,13 @@ class FinishedItems:
         (a cluster run's partitions send these to be merged; an item finished twice is an error)."""
         return self._sorted()
 
-    def write(self, verdicts: Path, runs: Path, repeats: int, repeat_stats: Path | None) -> tuple[int, RepeatStats]:
+    def write(self, verdicts: Path, runs: Path, repeats: int, repeat_stats: Path | None, *,
+              before_sync: Callable[[], None] | None = None) -> tuple[int, RepeatStats]:
         """Write the verdicts file, the runs sidecar and (with repeats) the per-item repeat statistics.
+
+        Args:
+            before_sync: called once every line is written, just before the files are flushed to disk:
+                a write started there (the journal's last lines) goes to disk at the same time as them.
 
         Returns:
             The number of verdicts written, and the repeat statistics.
@@ -123,15 +128,17 @@ class FinishedItems:
                         written += _write_block(block, vf, rf)
                         block = []
                 written += _write_block(block, vf, rf)
-                return written, stats
-            for row in self._sorted():
-                rf.write(row[5])
-                if group and (group[0][0], group[0][1]) != (row[0], row[1]):
+            else:
+                for row in self._sorted():
+                    rf.write(row[5])
+                    if group and (group[0][0], group[0][1]) != (row[0], row[1]):
+                        written += _write_group(group, vf, sf, stats)
+                        group = []
+                    group.append(row)
+                if group:
                     written += _write_group(group, vf, sf, stats)
-                    group = []
-                group.append(row)
-            if group:
-                written += _write_group(group, vf, sf, stats)
+            if before_sync is not None:
+                before_sync()
         return written, stats
 
     def close(self) -> None:

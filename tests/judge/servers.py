@@ -160,32 +160,43 @@ class JudgeServer:
 
 
 class _Connection(asyncio.Protocol):
-    """One keep-alive connection: requests answered one at a time, in order, each after its delay.
+    """One keep-alive connection: requests answered one at a time, in order, each ``latency`` seconds
+    after it arrived.
 
-    A protocol rather than streams: the server's CPU per request is part of what the judge benchmark
-    measures around, so it is kept small (the benchmark's server runs in its own process)."""
+    The latency counts from the request's arrival, as a real server's does (reading and answering a
+    request is part of its latency, not added to it): ``data_received`` only notes the time and keeps
+    the bytes, and the request is read in a later turn of the event loop, so a burst of requests is
+    stamped as it arrives rather than one parse after another. A protocol rather than streams: the
+    server's CPU per request is kept small (the benchmark's server runs in its own process)."""
 
     def __init__(self, server: JudgeServer) -> None:
         self.server = server
         self.buffer = bytearray()
         self.transport: asyncio.Transport | None = None
-        self.busy = False
+        self.busy = False  # a request is being answered (its reply is not sent yet)
+        self.arrived = 0.0  # when the request at the buffer's start arrived (event-loop time)
+        self.reading = False  # a call to next_request is scheduled
+        self.loop = asyncio.get_event_loop()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
         self.server.connections += 1
 
     def data_received(self, data: bytes) -> None:
+        if not self.buffer and not self.busy:
+            self.arrived = self.loop.time()
         self.buffer += data
-        if not self.busy:
-            self.next_request()
+        if not self.busy and not self.reading:
+            self.reading = True
+            self.loop.call_soon(self.next_request)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
 
     def next_request(self) -> None:
+        self.reading = False
         end = self.buffer.find(b"\r\n\r\n")
-        if end < 0:
+        if end < 0 or self.busy:
             return
         head = bytes(self.buffer[:end + 4])
         lines = head.decode("latin-1").split("\r\n")
@@ -201,7 +212,7 @@ class _Connection(asyncio.Protocol):
         status, extra, payload, delay = server.answer(lines[0].split(" ")[1], orjson.loads(raw or b"{}"))
         self.busy = True
         if delay:
-            asyncio.get_running_loop().call_later(delay, self.send, server.respond(status, extra, payload))
+            self.loop.call_at(self.arrived + delay, self.send, server.respond(status, extra, payload))
         else:
             self.send(server.respond(status, extra, payload))
 
@@ -209,6 +220,7 @@ class _Connection(asyncio.Protocol):
         self.busy = False
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(response)
+            self.arrived = self.loop.time()  # a request already waiting counts from now
             self.next_request()
 
 

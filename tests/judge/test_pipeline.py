@@ -81,7 +81,7 @@ def test_bodies_rendered_ahead_are_the_bytes_the_sdk_sends(keys, tmp_path, llama
                        else ["json_schema"] * len(TRICKY))
 
 
-def test_the_pool_is_opened_ahead_once_and_reused(keys, tmp_path):
+def test_the_pool_opens_a_socket_per_slot_once_and_reuses_it(keys, tmp_path):
     server = JudgeServer(latency=0.01).start()
     try:
         provider = make_provider(JudgePin(provider="openai", model="m", transport="http"),
@@ -91,7 +91,7 @@ def test_the_pool_is_opened_ahead_once_and_reused(keys, tmp_path):
     finally:
         server.stop()
     assert summary.verdicts == 40 and summary.calls == 40
-    assert server.connections == 8  # opened ahead for the 8 slots; no slot opened one of its own
+    assert server.connections == 8  # one per slot, kept for its later calls
 
 
 def test_posts_wait_for_sockets_opening_ahead_and_a_failed_one_is_reported_by_its_post(keys):

@@ -193,10 +193,14 @@ def test_output_is_sorted_and_byte_identical_whatever_the_completion_order(tmp_p
     assert keys == sorted(keys) and len(keys) == 60
 
 
-def test_prompt_given_twice_is_an_error(tmp_path):
+def test_prompt_given_twice_is_an_error_and_the_journal_keeps_every_call(tmp_path):
+    prompts = [judge_prompt("t0"), judge_prompt("t1"), judge_prompt("t1")]
     with pytest.raises(InputError, match="criterion 'grounded-policy' on trace 't1' was given twice"):
-        run_judge([judge_prompt("t1"), judge_prompt("t1")], ScriptedProvider(_by_expect), out=tmp_path / "v.jsonl",
-                  progress=False)
+        run_judge(prompts, ScriptedProvider(_by_expect), out=tmp_path / "v.jsonl", progress=False)
+    assert not (tmp_path / "v.jsonl").exists()
+    # The journal's last lines go to disk with the outputs; when those cannot be written they still go.
+    records = [r for r in _read(tmp_path / "v.journal.jsonl") if "judgeJournal" not in r]
+    assert sorted(r["traceId"] for r in records) == ["t0", "t1", "t1"]
 
 
 def test_fast_verdict_equals_to_verdict():
@@ -228,3 +232,27 @@ def test_journal_cut_off_by_a_kill_mid_write_is_dropped_and_the_item_judged_agai
     journal.write_bytes(journal.read_bytes() + b"garbage\n")
     with pytest.raises(InputError, match=r"v.journal.jsonl:4"):
         run_judge([judge_prompt("t1")], ScriptedProvider(_by_expect), out=out, progress=False)
+
+
+def test_each_slot_s_first_call_leaves_before_the_next_body_is_rendered(tmp_path):
+    """At the start a slot's first call goes out as soon as its body is rendered: 64 slots used to wait
+    until all 64 bodies were rendered (and all their sockets opened) before the first request left."""
+    events: list[tuple[str, str]] = []
+
+    class Rendering(ScriptedProvider):
+        def prepare(self, messages, schema):
+            events.append(("render", messages[1]["content"]))
+            return "body"
+
+        async def complete(self, messages, schema, *, prepared=None):
+            events.append(("call", messages[1]["content"]))
+            await asyncio.sleep(0.01)
+            return await super().complete(messages, schema)
+
+    prompts = [judge_prompt(f"t{i}") for i in range(12)]
+    summary = run_judge(prompts, Rendering(_by_expect), out=tmp_path / "v.jsonl", concurrency=4, progress=False)
+    assert summary.verdicts == 12
+    first = events[:8]  # the four slots' first units: rendered, called, rendered, called...
+    assert [kind for kind, _ in first] == ["render", "call"] * 4
+    assert [text for _, text in first[0::2]] == [text for _, text in first[1::2]]
+    assert sorted(kind for kind, _ in events) == ["call"] * 12 + ["render"] * 12

@@ -4,8 +4,9 @@ Why it exists: through the official ``openai`` SDK a chat-completion call costs 
 small machine (the SDK transforms every request recursively, schema included, and httpx's connection
 pool checks every pooled socket on every request). Against a local server (vLLM, llama.cpp, Ollama) with
 short latencies and many calls in flight, that CPU, not the server, sets the pace. This client costs
-about 0.1 ms a call, event loop included: one pooled socket per call in flight (opened ahead of the first
-calls by :meth:`JSONPoster.preconnect`), the request written in one piece, the reply parsed straight
+about 0.1 ms a call, event loop included: one pooled socket per call in flight (to a loopback server
+connected at once by the call that needs it, to any other opened ahead by :meth:`JSONPoster.preconnect`),
+the request written in one piece, the reply parsed straight
 from the socket's bytes (no transport or stream reader between) and read by ``Content-Length`` (or
 chunked), nothing else.
 
@@ -320,48 +321,42 @@ class JSONPoster:
         self._warming: set[asyncio.Task] = set()
 
     def preconnect(self, connections: int) -> None:
-        """Open ``connections`` sockets (at most ``max_connections``) ahead of the first posts: to a loopback
-        server at once (:meth:`_connect_loopback`), to any other in the background. A post that finds none
-        idle waits for one still opening rather than opening its own. Best effort: a socket that fails to
-        open is left to the post that needs one to report. Call from within the event loop."""
+        """Open ``connections`` sockets (at most ``max_connections``) ahead of the first posts, in the
+        background; a post that finds none idle waits for one still opening rather than opening its own.
+        Best effort: a socket that fails to open is left to the post that needs one to report. Call from
+        within the event loop.
+
+        A loopback server gets none ahead: each post that finds no idle socket connects one at once
+        (:meth:`_connect_loopback`, tens of microseconds), so the first request leaves after one connect
+        rather than after all of them, and the connects are spread among the first sends."""
+        if self._loopback:
+            return
         if self._max_connections:
             connections = min(connections, self._max_connections)
-        wanted = connections - len(self._open) - self._opening
-        if self._loopback:  # open now, ready for the first posts
-            loop = asyncio.get_running_loop()
-            for sock in self._connect_loopback(wanted):
-                connection = _Connection(sock, loop)
-                self._open.add(connection)
-                self._idle.append(connection)
-                wanted -= 1
-        for _ in range(wanted):
+        for _ in range(connections - len(self._open) - self._opening):
             self._opening += 1
             task = asyncio.ensure_future(self._open_ahead())
             self._warming.add(task)
             task.add_done_callback(self._warming.discard)
 
-    def _connect_loopback(self, wanted: int) -> list[socket.socket]:
-        """Up to ``wanted`` sockets connected to a loopback server, at once, in this thread.
+    def _connect_loopback(self) -> socket.socket | None:
+        """A socket connected to a loopback server at once, in this thread; None if it did not connect.
 
         On loopback the kernel completes a connect inside the system call (or refuses it at once), so
         connecting here, with a short timeout for a server whose backlog is full, takes tens of
-        microseconds a socket; through the event loop (asyncio's ``create_connection``) each took about
-        200 (64 sockets: 2.4 ms against 13 to 23 ms, measured here). The first socket that does not
-        connect stops this: the rest are opened through the event loop, whose failure the post that
-        waits for one reports."""
-        sockets: list[socket.socket] = []
-        for _ in range(wanted):
-            sock = socket.socket(self._family, socket.SOCK_STREAM)
-            try:
-                sock.settimeout(LOOPBACK_CONNECT_TIMEOUT)
-                sock.connect((self.host, self.port))
-                sock.setblocking(False)
-                _no_delay(sock)
-            except OSError:
-                sock.close()
-                break
-            sockets.append(sock)
-        return sockets
+        microseconds; through the event loop (asyncio's ``sock_connect``) each took about 200 (64
+        sockets: 2.4 ms against 13 to 23 ms, measured here). A socket that does not connect is opened
+        through the event loop instead, whose failure the post reports."""
+        sock = socket.socket(self._family, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(LOOPBACK_CONNECT_TIMEOUT)
+            sock.connect((self.host, self.port))
+            sock.setblocking(False)
+            _no_delay(sock)
+        except OSError:
+            sock.close()
+            return None
+        return sock
 
     async def _open_ahead(self) -> None:
         try:
@@ -431,7 +426,8 @@ class JSONPoster:
 
     async def _open_connection(self) -> _Connection:
         loop = asyncio.get_running_loop()
-        connection = _Connection(await self._connect(loop), loop)
+        sock = self._connect_loopback() if self._loopback else None
+        connection = _Connection(sock or await self._connect(loop), loop)
         self._open.add(connection)
         return connection
 
