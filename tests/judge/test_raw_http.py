@@ -362,7 +362,9 @@ def test_sockets_to_a_loopback_server_connect_at_once_and_a_named_host_through_t
                     poster._connect = through_the_loop
                 body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "item=t1"}]}).encode()
                 replies += await asyncio.gather(*(poster.post("/chat/completions", body) for _ in range(4)))
+                sockets = [connection.sock for connection in poster._open]
                 await poster.aclose()
+                assert len(sockets) == 4 and all(sock.fileno() == -1 for sock in sockets)  # closed on return
         finally:
             server.stop()
         assert [r.status for r in replies] == [200] * 8
