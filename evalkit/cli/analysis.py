@@ -10,6 +10,7 @@ import argparse
 import sys
 
 from evalkit.cli.annotations import read_annotations, read_taxonomy_option
+from evalkit.cli.option_values import SATURATION_WINDOW
 from evalkit.cli.parsers import add_command_group
 from evalkit.cli.words import plural
 from evalkit.errors import InputError
@@ -88,8 +89,6 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
 
 def add_analysis_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``analysis rates|saturation|agreement`` to the ``evalkit`` command."""
-    from evalkit.analysis import SATURATION_WINDOW
-
     asub = add_command_group(sub, "analysis", help="failure-mode rates, saturation and annotator agreement",
                              description="Analyse an annotation store (JSONL of annotations).")
     p = asub.add_parser("rates", help="failure rate per mode with Wilson intervals, most frequent first",

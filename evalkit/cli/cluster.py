@@ -9,6 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evalkit.cli.option_values import DEFAULT_PARTITION_TRACES
 from evalkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
 
 def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
     """Add ``--workers N | --scheduler ADDRESS`` and ``--partition-size N`` to a per-trace command."""
-    from evalkit.distributed import DEFAULT_PARTITION_TRACES
-
     cluster = parser.add_argument_group("cluster", "spread the traces over Dask workers (pip install "
                                                    "'evalkit[cluster]'); the output is byte-identical to "
                                                    "one process")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from evalkit.cli.option_values import CONTRACT_KINDS
+
 
 def _cmd_schema(args: argparse.Namespace) -> int:
     from evalkit.schema import write_schemas
@@ -37,8 +39,6 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 def add_contract_parsers(sub: argparse._SubParsersAction) -> None:
     """Add ``schema`` and ``validate`` to the ``evalkit`` command."""
-    from evalkit.contracts.registry import CONTRACTS
-
     p = sub.add_parser("schema", help="write one JSON Schema per contract",
                        description="Write <kind>.schema.json for every contract into a folder.")
     p.add_argument("--out", required=True, metavar="DIR", help="folder to write the schemas into")
@@ -47,9 +47,9 @@ def add_contract_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check JSON, JSONL or YAML files against their contract",
                        description="Check files against a contract. Exits 0 when every record is valid, "
                                    "else 1 with one line per problem: FILE[:LINE]: field.path: message.",
-                       epilog="kinds: " + ", ".join(CONTRACTS))
+                       epilog="kinds: " + ", ".join(CONTRACT_KINDS))
     p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--kind", choices=list(CONTRACTS), metavar="KIND",
+    p.add_argument("--kind", choices=list(CONTRACT_KINDS), metavar="KIND",
                    help="the contract to check against (default: told from the file name or content)")
     p.add_argument("-q", "--quiet", action="store_true", help="print problems only")
     p.set_defaults(func=_cmd_validate)

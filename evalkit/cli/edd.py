@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import argparse
 
+from evalkit.cli.option_values import (
+    EDD_DEFAULT_MAX_SWINGS,
+    EDD_DEFAULT_MAX_WALLCLOCK_MS,
+    EDD_DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT,
+)
 from evalkit.cli.parsers import add_command_group, add_subject_run_arguments
 
 STOPPED_EXIT = 4
@@ -50,12 +55,6 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def add_edd_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``edd run``, ``edd status`` and ``edd history`` to the ``evalkit`` command."""
-    from evalkit.contracts.edd import (
-        DEFAULT_MAX_SWINGS,
-        DEFAULT_MAX_WALLCLOCK_MS,
-        DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT,
-    )
-
     commands = add_command_group(sub, "edd",
                                  help="the bounded eval-driven-development loop: evaluate, request, re-evaluate")
     r = commands.add_parser(
@@ -67,11 +66,14 @@ def add_edd_parser(sub: argparse._SubParsersAction) -> None:
                     "in DIR/edd-ledger.jsonl; running again on the same DIR resumes where it stopped. "
                     "Exit 0 on full green, 4 when it stopped short.")
     add_subject_run_arguments(r, out_help="the loop's folder (resumed when it has a ledger)", concurrency=2)
-    r.add_argument("--max-swings", type=int, metavar="N", help=f"stop after N swings (default {DEFAULT_MAX_SWINGS})")
+    r.add_argument("--max-swings", type=int, metavar="N",
+                   help=f"stop after N swings (default {EDD_DEFAULT_MAX_SWINGS})")
     r.add_argument("--max-minutes", type=float, metavar="M",
-                   help=f"stop after M minutes of wall clock (default {DEFAULT_MAX_WALLCLOCK_MS // 60000})")
+                   help="stop after M minutes of wall clock "
+                        f"(default {EDD_DEFAULT_MAX_WALLCLOCK_MS // 60000})")
     r.add_argument("--streak", type=int, metavar="K",
-                   help=f"stop after K swings without improvement (default {DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT})")
+                   help="stop after K swings without improvement "
+                        f"(default {EDD_DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT})")
     r.set_defaults(func=_cmd_run)
     for name, text in (("status", "where a loop is, or why it stopped, one line per swing"),
                        ("history", "every swing: pass rates with intervals, the request and the reply")):

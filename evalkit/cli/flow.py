@@ -9,6 +9,8 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evalkit.cli.option_values import DEFAULT_MIN_THREAD_LEN, FLOW_SEMANTICS
+from evalkit.cli.parsers import add_trace_format_option
 from evalkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -104,8 +106,6 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 def add_flow_parser(sub: argparse._SubParsersAction) -> None:
     from evalkit.cli.cluster import add_cluster_arguments
-    from evalkit.flow import DEFAULT_MIN_THREAD_LEN, SEMANTICS
-    from evalkit.traces import FORMATS
 
     flow = sub.add_parser("flow", help="build information-flow graphs of traces; diff them against the "
                                        "expected flow",
@@ -125,12 +125,11 @@ def add_flow_parser(sub: argparse._SubParsersAction) -> None:
                                                       "its dispatch tools count as --dispatch")
     p.add_argument("--dispatch", nargs="+", action="extend", default=[], metavar="NAME",
                    help="names of tools that dispatch a sub-agent: their edges are handoffs")
-    p.add_argument("--format", choices=["auto", *FORMATS], default="auto",
-                   help="trace format (default: sniffed)")
+    add_trace_format_option(p)
     p.add_argument("--min-thread-len", type=int, default=DEFAULT_MIN_THREAD_LEN, metavar="N",
                    help="ignore produced values shorter than N characters "
                         f"(default {DEFAULT_MIN_THREAD_LEN})")
-    p.add_argument("--semantics", choices=SEMANTICS, default=SEMANTICS[0],
+    p.add_argument("--semantics", choices=FLOW_SEMANTICS, default=FLOW_SEMANTICS[0],
                    help="received (default): a value threads when the consumer received it (strings as "
                         "they are, JSON text decoded) and end products are terminal, not unthreaded; "
                         "mutagent: the reference method exactly (the value's JSON text in the input's)")

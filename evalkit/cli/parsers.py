@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
+
+from evalkit.cli.option_values import TRACE_FORMAT_ENTRY_POINTS, TRACE_FORMATS
 
 
 def add_command_group(sub: argparse._SubParsersAction, name: str, *, help: str,
@@ -49,7 +52,32 @@ def add_trace_format_option(parser: argparse.ArgumentParser) -> None:
     Args:
         parser: the command's parser.
     """
-    from evalkit.traces import FORMATS
-
-    parser.add_argument("--format", choices=["auto", *FORMATS], default="auto",
+    parser.add_argument("--format", choices=["auto", *trace_format_names()], default="auto",
                         help="trace format (default: sniffed)")
+
+
+def trace_format_names() -> list[str]:
+    """The names ``--format`` offers besides ``auto``: evalkit's own importers, then installed plug-ins'.
+
+    A plug-in's format name is known only once its module loads (one that fails to load is left out with a
+    warning), so when an installed package declares a trace-format entry point the names come from the
+    importers' registry itself, at the cost of importing :mod:`evalkit.traces`; otherwise they are evalkit's
+    own, without it.
+
+    Returns:
+        The format names, in sniffing order.
+    """
+    if _plugins_declared():
+        from evalkit.traces import FORMATS
+
+        return list(FORMATS)
+    return list(TRACE_FORMATS)
+
+
+@functools.cache
+def _plugins_declared() -> bool:
+    """Whether an installed distribution declares a trace-format entry point (asked once a process:
+    several commands read traces)."""
+    from importlib.metadata import entry_points
+
+    return bool(entry_points(group=TRACE_FORMAT_ENTRY_POINTS))

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from evalkit.cli.option_values import SAMPLING_STRATEGIES
+from evalkit.cli.parsers import add_trace_format_option
 from evalkit.cli.paths import refuse_output_over_input
 from evalkit.cli.words import plural
 from evalkit.errors import InputError
@@ -42,20 +44,17 @@ def _cmd_sample(args: argparse.Namespace) -> int:
 
 def add_sample_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``sample`` to the ``evalkit`` command."""
-    from evalkit.analysis import STRATEGIES
-    from evalkit.traces import FORMATS
-
     p = sub.add_parser("sample", help="pick traces to review: random, stratified, outlier, failure-driven, uncertainty",
                        description="Choose N traces to read first and write them, in review order, as evalkit "
                                    "JSONL. The same seed always picks the same traces.")
     p.add_argument("traces", metavar="TRACES", help="trace file (any format evalkit reads), or a trace dataset "
                                                     "folder (evalkit traces import --partition-by)")
     p.add_argument("--n", type=int, required=True, metavar="N", help="how many traces to pick")
-    p.add_argument("--strategy", choices=STRATEGIES, default="random", help="how to pick (default: random)")
+    p.add_argument("--strategy", choices=SAMPLING_STRATEGIES, default="random", help="how to pick (default: random)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--by", metavar="FIELD", help="stratified: a metadata field, or tools, name, tool_calls, has_error")
     p.add_argument("--verdicts", metavar="FILE", help="judge verdicts (JSONL): required for uncertainty, "
                                                       "counted by failure-driven")
-    p.add_argument("--format", choices=["auto", *FORMATS], default="auto", help="trace format (default: sniffed)")
+    add_trace_format_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="output .jsonl")
     p.set_defaults(func=_cmd_sample)

@@ -1,0 +1,63 @@
+"""``--format`` offers installed plug-in formats, though the parsers no longer import the importers' registry."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from evalkit.cli.option_values import TRACE_FORMAT_ENTRY_POINTS
+from evalkit.traces import load
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plugins"
+ENTRY_POINTS = (f"[{TRACE_FORMAT_ENTRY_POINTS}]\nopenhands = evalkit_agent_formats.openhands:FORMAT\n"
+                "swe-agent = evalkit_agent_formats.swe_agent:FORMAT\n")
+
+
+def _dist_info(root: Path, entry_points_txt: str, suffix: str = ".dist-info") -> Path:
+    """A minimal installed distribution declaring entry points, as pip would leave it."""
+    info = root / f"evalkit_agent_formats-0.1.0{suffix}"
+    info.mkdir(parents=True)
+    (info / ("METADATA" if suffix == ".dist-info" else "PKG-INFO")).write_text("Metadata-Version: 2.1\nName: evalkit-agent-formats\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text(entry_points_txt)
+    return root
+
+
+def _evalkit(*args: str, path: list[Path]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in path)}
+    return subprocess.run([sys.executable, "-m", "evalkit.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+def _swe_agent_trajectory() -> dict:
+    history = [{"role": "system", "content": "You are SWE-agent."},
+               {"role": "user", "content": "Fix issue 1458."},
+               {"role": "assistant", "content": "Done.\n```\nsubmit\n```", "agent": "primary"}]
+    steps = [{"action": "submit\n", "observation": "diff --git a/x b/x", "response": history[2]["content"],
+              "thought": "Done.", "state": '{"open_file": "n/a"}\n'}]
+    return {"environment": "swe_main", "trajectory": steps, "history": history,
+            "info": {"exit_status": "submitted", "submission": "diff --git a/x b/x"}}
+
+
+def test_an_installed_plugin_s_format_is_offered_and_selected_by_name(tmp_path: Path) -> None:
+    site = _dist_info(tmp_path / "site", ENTRY_POINTS)
+    shown = _evalkit("traces", "import", "--help", path=[site, EXAMPLE])
+    assert shown.returncode == 0, shown.stderr
+    assert "{auto,evalkit,langfuse,otel,anthropic,openai-chat,openhands,swe-agent}" in shown.stdout
+
+    src = tmp_path / "run.traj.json"
+    src.write_text(json.dumps(_swe_agent_trajectory()))
+    out = tmp_path / "out.jsonl"
+    done = _evalkit("traces", "import", str(src), "--format", "swe-agent", "--out", str(out), path=[site, EXAMPLE])
+    assert done.returncode == 0, done.stderr
+    (trace,) = load(out)
+    assert trace.metadata["source"] == "swe-agent"
+
+
+def test_without_plugins_a_plugin_s_name_is_an_invalid_choice(tmp_path: Path) -> None:
+    done = _evalkit("traces", "import", "x.json", "--format", "swe-agent", "--out", str(tmp_path / "o.jsonl"),
+                    path=[])
+    assert done.returncode == 2
+    assert "argument --format: invalid choice: 'swe-agent'" in done.stderr
