@@ -111,6 +111,8 @@ _SLOW = object()
 # outside a string (orjson makes it a float beyond 64 bits) shows as a space and nineteen zeros.
 _DIGIT_RUNS = bytes(b"0"[0] if chr(c).isdigit() and c < 128 else (c if c == 34 else 32) for c in range(256))
 _LONG_NUMBER = b" " + b"0" * 19
+_SPACED = ((b'": ', b'":'), (b', "', b',"'), (b", {", b",{"), (b", [", b",["))
+"""The spaces Python's ``json.dumps`` writes after separators by default, and orjson does not."""
 _COUNTED_BELOW = 2048
 """Texts up to this size have their brackets counted to be written back without the padding."""
 
@@ -122,8 +124,10 @@ def _fast(raw: bytes) -> Any:
     - parsing fails (syntax, a lone surrogate, a number beyond a double): the strict parser says why;
     - writing the value back inside _PADDING arrays fails: it nests deeper than MAX_NESTING (a text
       with no more brackets than MAX_NESTING cannot, so it is written back without the padding);
-    - the value written back is the text itself (compact JSON as evalkit and most tools write it):
-      then nothing was dropped or changed, and the value is kept. Otherwise:
+    - the value written back is the text itself (compact JSON as evalkit and most tools write it), or
+      the text once the spaces Python's ``json.dumps`` puts after ``:`` and ``,`` by default are taken
+      out (see ``_SPACED``; a space taken out of a string would change the string, so the two could
+      not match): then nothing was dropped or changed, and the value is kept. Otherwise:
     - 19 digits or more outside a string: the number may be an integer orjson made a float;
     - duplicate keys: each key of the text is followed by a colon and so is each key of the value;
       every other colon is a literal one inside a string, written as is by orjson. A duplicate key
@@ -145,7 +149,7 @@ def _fast(raw: bytes) -> Any:
             written = orjson.dumps(value)
         except TypeError:
             return _SLOW
-        if written == body:
+        if written == body or (b'": ' in body and _unspaced(body) == written):
             return value
     else:
         pad = _padding.inner
@@ -158,14 +162,26 @@ def _fast(raw: bytes) -> Any:
             pad.clear()
         if len(body) == len(written) - 2 * _PADDING and written.startswith(body, _PADDING):
             return value
+        if b'": ' in body:
+            tight = _unspaced(body)
+            if len(tight) == len(written) - 2 * _PADDING and written.startswith(tight, _PADDING):
+                return value
     if b"\\" in raw and b"\\u003" in raw:  # one byte looked for first: most texts have no escape
         return _SLOW
     digits = raw.translate(_DIGIT_RUNS)
-    if _LONG_NUMBER in digits or digits.startswith(_LONG_NUMBER[1:]):
+    # Nineteen zeros looked for first: quick to rule out, where the space before them is not.
+    if _LONG_NUMBER[1:] in digits and (_LONG_NUMBER in digits or digits.startswith(_LONG_NUMBER[1:])):
         return _SLOW
     if written.count(b":") != raw.count(b":"):
         return _SLOW
     return value
+
+
+def _unspaced(body: bytes) -> bytes:
+    """``body`` without the spaces of ``_SPACED``."""
+    for spaced, tight in _SPACED:
+        body = body.replace(spaced, tight)
+    return body
 
 
 def _duplicate_position(text: str) -> int | None:

@@ -262,11 +262,16 @@ def _event_messages(events: list[dict[str, Any]]) -> tuple[Any, Any]:
 
 
 def _key_lists(vercel_in: tuple[str, ...], vercel_out: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """Where each payload is looked for, in order (the Vercel AI SDK's keys last, on its spans only)."""
-    return {"tool_in": ("gen_ai.tool.call.arguments", "input.value", "tool.parameters", *_TOOL_IN, *vercel_in),
+    """Where each payload is looked for, in order (the Vercel AI SDK's keys last, on its spans only);
+    ``llm_any``: every key a model call's input or output may come from but flattened messages
+    (``ai.response.toolCalls`` is what ``vercel_ai.with_tool_calls`` reads)."""
+    keys = {"tool_in": ("gen_ai.tool.call.arguments", "input.value", "tool.parameters", *_TOOL_IN, *vercel_in),
             "tool_out": ("gen_ai.tool.call.result", "output.value", *_TOOL_OUT, *vercel_out),
             "in": ("input.value", *vercel_in), "out": ("output.value", *vercel_out),
             "llm_in": ("input.value", *_LLM_IN, *vercel_in), "llm_out": ("output.value", *_LLM_OUT, *vercel_out)}
+    keys["llm_any"] = (*keys["llm_in"], *keys["llm_out"], "gen_ai.input.messages", "gen_ai.output.messages",
+                       "ai.response.toolCalls")
+    return keys
 
 
 _KEYS = _key_lists((), ())
@@ -291,6 +296,8 @@ def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]])
         return _found(attrs, keys["in"]), with_tool_calls(attrs, MISSING, _found(attrs, keys["out"]))
     # Flattened messages are rare: one pass over the keys spares the four scans for them.
     flat = any(map(_IS_INDEXED, attrs))
+    if not flat and attrs.keys().isdisjoint(keys["llm_any"]):  # no payload at all: one check in C
+        return _event_messages(events) if events else (MISSING, MISSING)
     inp = _llm_messages(attrs, flat, "gen_ai.input.messages", "gen_ai.prompt.", "llm.input_messages.")
     if inp is MISSING:
         inp = _found(attrs, keys["llm_in"])
@@ -365,6 +372,8 @@ def usage(attrs: dict[str, Any]) -> dict[str, int | float] | None:
         return None
     out: dict[str, int | float] = {}
     for field, keys in _USAGE_KEYS.items():
+        if attrs.keys().isdisjoint(keys):  # a count the span does not give: one check in C
+            continue
         for key in keys:
             value = attrs.get(key)
             number = None if value is None else _number(value)

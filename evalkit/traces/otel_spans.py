@@ -17,6 +17,7 @@ from typing import Any
 
 from evalkit.traces.otel_attributes import STATUS_KEYS, decode_attributes, first_text, lookup, span_status
 from evalkit.traces.otel_ids import (
+    HEX_DIGITS,
     BadField,
     LossyNumber,
     is_hex,
@@ -245,7 +246,8 @@ def _plain_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict
     decimal-string ``start/endTimeUnixNano``, no events), the same as :func:`_flat_span` gives; None
     for any other spelling or any error, which :func:`_flat_span` then reads (and locates)."""
     trace_id, span_id = span.get("traceId"), span.get("spanId")
-    if not (is_hex_id(trace_id) and is_hex_id(span_id)):
+    # A span id comes once: looked at, not remembered as the trace id (shared by the trace's spans) is.
+    if not (is_hex_id(trace_id) and span_id.__class__ is str and span_id and not span_id.strip(HEX_DIGITS)):
         return None
     parent = span.get("parentSpanId", _ABSENT)
     if parent is _ABSENT:  # a root span, as OTLP JSON leaves empty fields out, unless spelt another way
