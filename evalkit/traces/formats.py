@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -97,14 +98,39 @@ def detect_format(path: str | Path, mapping: ChatMapping | None = None) -> str:
     """
     if Path(path).suffix.lower() == ".parquet":
         return "evalkit"
-    mapping = mapping or ChatMapping()
     first = next(iter_source_values(path), None)
     if first is None:
         raise InputError("empty file: no trace records", file=str(path))
+    return _sniffed(first, mapping or ChatMapping())[0]
+
+
+def _sniffed(first: SourceValue, mapping: ChatMapping) -> tuple[str, ChatMapping]:
+    """The format of a file whose first value is ``first``, and the chat mapping to read it with.
+
+    When no format fits and the user left the messages key at its default, a record holding its chat
+    messages under another field (tau-bench's ``traj``) is read from that field: a non-empty list of
+    ``{role, ...}`` objects that then fits a chat format is not a guess worth stopping for. The caller
+    says so in the import report (see :func:`_found_messages_warning`).
+
+    Raises:
+        InputError: when no format fits even so; the message names the formats tried.
+    """
     name = sniff_format(mapping.sniff_view(first.value))
+    if name is None and mapping.messages_key == ChatMapping.messages_key:
+        key = find_messages_key(first.value)
+        if key is not None and key != mapping.messages_key:
+            found = dataclasses.replace(mapping, messages_key=key)
+            name = sniff_format(found.sniff_view(first.value))
+            if name is not None:
+                return name, found
     if name is None:
         raise _undetected(first, mapping)
-    return name
+    return name, mapping
+
+
+def _found_messages_warning(path: str | Path, key: str) -> str:
+    return (f"{path}: no format fits the records as they are; their chat messages were found under {key!r} "
+            f"and read from there (pass --messages-key {key} to say so, or --format to stop auto-detection)")
 
 
 def _check_fits(sv: SourceValue, fmt: TraceFormat, mapping: ChatMapping) -> None:
@@ -212,9 +238,10 @@ def iter_traces(path: str | Path, format: str = "auto",
     values = itertools.chain([first], values)
     forced = format != "auto"
     if not forced:
-        format = sniff_format(mapping.sniff_view(first.value)) or ""
-        if not format:
-            raise _undetected(first, mapping)
+        format, found = _sniffed(first, mapping)
+        if found.messages_key != mapping.messages_key:
+            report.warn(_found_messages_warning(path, found.messages_key))
+            mapping = found
     fmt = FORMATS[format]
     if not mapping.is_default and not fmt.takes_context:
         report.warn(f"{path}: the chat mapping (messages key, id keys, kept fields, role map) does not "

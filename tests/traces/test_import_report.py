@@ -124,10 +124,26 @@ def test_a_mapping_file_with_an_unknown_key_is_refused_by_name(tmp_path):
         load_chat_mapping(mapping)
 
 
-def test_records_under_another_key_are_not_guessed_but_the_error_says_which_option(tmp_path, capsys):
-    rc, _, err, written = _import(tmp_path, capsys, _tau_like(tmp_path))
+def test_records_with_their_messages_under_another_key_are_read_from_it_and_the_report_says_so(tmp_path, capsys):
+    rc, out, _, written = _import(tmp_path, capsys, _tau_like(tmp_path))
+    assert rc == 0 and "imported 3 traces" in out
+    assert "their chat messages were found under 'traj' and read from there (pass --messages-key traj" in out
+    explicit = tmp_path / "explicit.jsonl"
+    assert main(["traces", "import", str(_tau_like(tmp_path)), "--messages-key", "traj",
+                 "--out", str(explicit)]) == 0
+    assert written.read_bytes() == explicit.read_bytes()
+
+
+def test_a_messages_key_the_user_gave_is_not_second_guessed(tmp_path, capsys):
+    rc, _, err, written = _import(tmp_path, capsys, _tau_like(tmp_path), "--messages-key", "turns")
     assert rc == 1 and not written.exists()
     assert "its chat messages are under 'traj': pass --messages-key traj" in err
+
+
+def test_a_forced_format_does_not_look_for_messages_under_another_key(tmp_path, capsys):
+    rc, _, err, written = _import(tmp_path, capsys, _tau_like(tmp_path), "--format", "openai-chat")
+    assert rc == 1 and not written.exists()
+    assert "not in the 'openai-chat' format given by --format" in err
 
 
 def test_a_missing_id_field_names_the_record_and_field(tmp_path, capsys):
