@@ -7,9 +7,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.errors import StrictJSONError
 from evalkit.io.json_values import MAX_NESTING
 from evalkit.io.strict_json import _strict, loads_strict
+from tests.strict_outcomes import outcome
 
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(10**25), max_value=10**25)
@@ -17,14 +17,6 @@ VALUES = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3),
     max_leaves=12,
 )
-
-
-def _outcome(read: Any, text: str) -> Any:
-    try:
-        value = read(text)
-    except StrictJSONError as exc:
-        return ("error", exc.message)
-    return ("value", json.dumps(value, sort_keys=True), repr(value))
 
 
 @settings(max_examples=400, deadline=None)
@@ -42,4 +34,4 @@ def test_short_texts_read_as_the_strict_parser_reads_them(value: Any, separators
     elif twist == "long-int":
         text = "[" + text + ", 123456789012345678901234]"
     assert text.count("[") + text.count("{") <= MAX_NESTING
-    assert _outcome(loads_strict, text) == _outcome(lambda t: _strict(t, None, None), text)
+    assert outcome(loads_strict, text) == outcome(lambda t: _strict(t, None, None), text)

@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit.errors import StrictJSONError
 from evalkit.io.strict_json import _strict, loads_strict
 from evalkit.traces.otel_attributes import MISSING, maybe_json, payloads, usage
+from tests.strict_outcomes import outcome
 
 # Strings made of the separators whose spaces the check takes out, so a text where one sits inside a
 # string must not be read as the text without it.
@@ -20,14 +20,6 @@ VALUES = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(TRICKY, children, max_size=3),
     max_leaves=10,
 )
-
-
-def _outcome(read: Any, text: str) -> Any:
-    try:
-        value = read(text)
-    except StrictJSONError as exc:
-        return ("error", exc.message)
-    return ("value", json.dumps(value, sort_keys=True), repr(value))
 
 
 @settings(max_examples=300, deadline=None)
@@ -42,7 +34,7 @@ def test_texts_with_python_separators_read_as_the_strict_parser_reads_them(value
         text = '{"pad": "' + "p" * 2100 + '", "v": ' + text + "}"
     elif twist == "long-dup":
         text = '{"pad": "' + "p" * 2100 + '", "v": ' + text + ', "pad": 2}'
-    assert _outcome(loads_strict, text) == _outcome(lambda t: _strict(t, None, None), text)
+    assert outcome(loads_strict, text) == outcome(lambda t: _strict(t, None, None), text)
 
 
 def test_tool_arguments_written_by_python_are_parsed_and_duplicates_kept_as_text():
