@@ -128,6 +128,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     provider = _provider(args, pin)  # credentials are checked here, before any work (and any cluster)
     if on_cluster(args):
         return _run_on_cluster(args, specs, prices, pin, provider)
+    _refuse_cluster_journals(Path(args.out))
     traces = _traces(args.traces, args.limit)
     by_id = {t.id: t for t in traces}
     if args.labels or any(s.examples for s in specs):
@@ -149,6 +150,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if summary.stopped:
         print(f"stopped early: {summary.stopped}; rerun the same command to finish", file=sys.stderr)
     return 1 if summary.errors or summary.not_run else 0
+
+
+def _refuse_cluster_journals(out: Path) -> None:
+    """Stop a one-process run over the journals a stopped ``--workers`` run left for the same output: it
+    would ask the judge again, and pay again, for every call they hold the answer to."""
+    from evalkit.distributed.judge import work_folder
+
+    folder = work_folder(out)
+    if folder.is_dir() and any(folder.glob("part-*.journal.jsonl")):
+        raise InputError(f"a run with --workers stopped before it finished and left its partition journals in "
+                         f"{folder}: rerun it with --workers and the same --partition-size to resume from them "
+                         f"(answered calls are not made again), or remove {folder} to judge from scratch in "
+                         "one process", file=str(out))
 
 
 _NOT_ON_CLUSTER = (
@@ -310,7 +324,8 @@ same OUT, OUT.runs.jsonl and OUT.repeats.jsonl bytes as one process (sorted by c
 Credentials are checked here, before the cluster starts; remote workers need the key in their own
 environment. --cache may be shared by the workers of one machine (a path they all see). On a local
 cluster each partition keeps a journal in .OUT.judge/: a partition rerun after its worker died, or a
-rerun of the killed command (same --partition-size), resumes from it, and the folder goes when the run completes; on a
+rerun of the killed command (same --partition-size), resumes from it, and the folder goes when the run
+completes (a one-process run refuses to start while it holds journals); on a
 remote scheduler a rerun saves paid calls through --cache only. --journal,
 --max-cost and --record are one-process features and are refused with --workers/--scheduler.
 """

@@ -229,6 +229,12 @@ def test_a_killed_cluster_run_rerun_gives_one_verdict_per_item_without_asking_ag
         assert not out.exists() and asked_before < 60
         capsys.readouterr()
 
+        # One process would ask again what the journals hold: refused, nothing asked, the journals kept.
+        assert _run(*common, "--out", str(out)) == 1
+        err = capsys.readouterr().err
+        assert f"left its partition journals in {work}: rerun it with --workers" in err
+        assert len(server.requests) == asked_before and journaled() >= 4
+
         assert _run(*args) == 0
         line = capsys.readouterr().out.splitlines()[0]
         asked_again = len(server.requests) - asked_before
