@@ -15,6 +15,7 @@ from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
 from evalkit.traces.anthropic import looks_like_anthropic, read_anthropic
 from evalkit.traces.chat_mapping import ChatMapping, find_messages_key
+from evalkit.traces.format_names import BUILT_IN_FORMATS
 from evalkit.traces.langfuse import looks_like_langfuse, read_langfuse
 from evalkit.traces.native import looks_like_native, read_native, read_parquet
 from evalkit.traces.not_traces import explain_not_traces
@@ -52,6 +53,11 @@ FORMATS: dict[str, TraceFormat] = {
         TraceFormat("openai-chat", looks_like_openai_chat, read_openai_chat, takes_context=True),
     )
 }
+
+# --format lists evalkit.traces.format_names without importing this module: a format added here and not
+# there (or in another order) would be offered nowhere on the command line.
+if tuple(FORMATS) != BUILT_IN_FORMATS:
+    raise ImportError(f"evalkit.traces.format_names.BUILT_IN_FORMATS must list FORMATS' names, in order: {list(FORMATS)}")
 
 load_plugin_formats(FORMATS)  # third-party formats (entry-point group evalkit.trace_formats), sniffed last
 
@@ -109,14 +115,17 @@ def _sniffed(first: SourceValue, mapping: ChatMapping) -> tuple[str, ChatMapping
 
     When no format fits and the user left the messages key at its default, a record holding its chat
     messages under another field (tau-bench's ``traj``) is read from that field: a non-empty list of
-    ``{role, ...}`` objects that then fits a chat format is not a guess worth stopping for. The caller
+    ``{role, ...}`` objects that then fits a chat format is not a guess worth stopping for (unless the
+    record is of a kind :func:`explain_not_traces` knows a better reading for). The caller
     says so in the import report (see :func:`_found_messages_warning`).
 
     Raises:
         InputError: when no format fits even so; the message names the formats tried.
     """
     name = sniff_format(mapping.sniff_view(first.value))
-    if name is None and mapping.messages_key == ChatMapping.messages_key:
+    # Not for a known kind whose better reading the error names (a SWE-agent trajectory's `history`
+    # holds chat messages, but its plug-in reads the commands and observations too).
+    if name is None and mapping.messages_key == ChatMapping.messages_key and explain_not_traces(first.value) is None:
         key = find_messages_key(first.value)
         if key is not None and key != mapping.messages_key:
             found = dataclasses.replace(mapping, messages_key=key)

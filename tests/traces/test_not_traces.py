@@ -7,6 +7,7 @@ import pytest
 from evalkit.cli import main
 from evalkit.errors import InputError
 from evalkit.traces import load
+from evalkit.traces.formats import FORMATS
 
 PAIRWISE = [{"input": "Write a poem.", "output_1": "Roses...", "output_2": "Violets...", "label": 1,
              "results": [{"swap = False": {"completion": ["Output (a)", "stop"], "winner": "1"}}]}]
@@ -38,9 +39,29 @@ def test_unknown_data_keeps_the_generic_hint(tmp_path):
         load(path)
 
 
-def test_an_agent_log_a_plugin_reads_points_to_the_plugin(tmp_path):
+@pytest.fixture
+def no_plugins(monkeypatch):
+    """evalkit's own formats only, whether or not the example plug-in is installed."""
+    for name in ("openhands", "swe-agent"):
+        if name in FORMATS:
+            monkeypatch.delitem(FORMATS, name)
+
+
+def test_an_agent_log_a_plugin_reads_points_to_the_plugin(tmp_path, no_plugins):
     path = tmp_path / "session.json"
     path.write_text(json.dumps([{"id": 0, "timestamp": "2025-01-20T20:29:13", "source": "environment",
                                  "observation": "agent_state_changed", "content": "", "extras": {}}]))
     with pytest.raises(InputError, match="OpenHands event stream.*pip install -e examples/plugins"):
+        load(path)
+
+
+def test_a_swe_agent_trajectory_is_not_read_as_chat_from_its_history(tmp_path, no_plugins):
+    """Its `history` holds {role, ...} messages, but reading only those would drop every command and
+    observation: the error points to the plug-in that reads them, instead of a partial import."""
+    path = tmp_path / "run.traj.json"
+    path.write_text(json.dumps({"environment": "swe_main", "trajectory": [{"action": "ls", "observation": "a.py"}],
+                                "history": [{"role": "system", "content": "You are a programmer."},
+                                            {"role": "user", "content": "Fix it."},
+                                            {"role": "assistant", "content": "ls"}]}))
+    with pytest.raises(InputError, match="SWE-agent trajectory.*pip install -e examples/plugins"):
         load(path)
