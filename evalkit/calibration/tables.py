@@ -7,12 +7,12 @@ way a cell is turned into the text a value map is matched against.
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
+from evalkit.io.csv_rows import CSVRows
 from evalkit.io.documents import document_format, read_records
 
 BARE_LIST = "."
@@ -66,33 +66,9 @@ def cell_text(value: Any) -> str | None:
 
 
 def _read_csv(path: Path) -> Table:
-    file = str(path)
-    try:
-        handle = path.open(newline="", encoding="utf-8-sig")  # a spreadsheet's BOM is not part of a name
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=file) from None
-    rows: list[Row] = []
-    with handle:
-        reader = csv.reader(handle)
-        try:
-            header = next(reader, None)
-            if not header:
-                raise InputError("empty file: no header row", file=file, line=1)
-            repeated = frozenset(c for c in header if header.count(c) > 1)
-            start = reader.line_num + 1
-            for values in reader:
-                if values:
-                    if len(values) != len(header):
-                        raise InputError(f"{len(values)} fields, the header has {len(header)}",
-                                         file=file, line=start)
-                    cells = {c: v for c, v in zip(header, values, strict=True) if c not in repeated}
-                    rows.append(Row(cells, start, len(rows) + 1))
-                start = reader.line_num + 1
-        except csv.Error as exc:
-            raise InputError(f"invalid CSV: {exc}", file=file, line=reader.line_num) from None
-        except UnicodeDecodeError as exc:
-            raise InputError(f"not valid UTF-8 at byte {exc.start}", file=file) from None
-    return Table(file, tuple(dict.fromkeys(header)), tuple(rows), repeated)
+    with CSVRows(path) as table:
+        rows = tuple(Row(row.cells, row.line, i) for i, row in enumerate(table, start=1))
+        return Table(table.file, table.columns, rows, table.repeated)
 
 
 def _read_records(path: Path) -> Table:

@@ -9,7 +9,7 @@ default changed in the library fails that test until it is copied here too.
 
 from __future__ import annotations
 
-TRACE_FORMATS: tuple[str, ...] = ("evalkit", "langfuse", "otel", "anthropic", "openai-chat")
+TRACE_FORMATS: tuple[str, ...] = ("evalkit", "langfuse", "otel", "anthropic", "openai-chat", "single-turn")
 """evalkit's own importers' names, in sniffing order: the keys of :data:`evalkit.traces.FORMATS` before any
 plug-in's (see :func:`evalkit.cli.parsers.trace_format_names`)."""
 

@@ -8,5 +8,5 @@ installed plug-ins' formats come after them.
 
 from __future__ import annotations
 
-BUILT_IN_FORMATS: tuple[str, ...] = ("evalkit", "langfuse", "otel", "anthropic", "openai-chat")
+BUILT_IN_FORMATS: tuple[str, ...] = ("evalkit", "langfuse", "otel", "anthropic", "openai-chat", "single-turn")
 """evalkit's own format names, in sniffing order (the native shape is the most specific, so it goes first)."""

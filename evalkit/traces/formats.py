@@ -23,6 +23,7 @@ from evalkit.traces.openai_chat import looks_like_openai_chat, read_openai_chat
 from evalkit.traces.otel import looks_like_otel, read_otel
 from evalkit.traces.plugins import load_plugin_formats
 from evalkit.traces.report import ImportContext, ImportReport
+from evalkit.traces.single_turn import looks_like_single_turn, read_single_turn
 from evalkit.traces.source import SourceValue, iter_source_values
 
 
@@ -51,13 +52,16 @@ FORMATS: dict[str, TraceFormat] = {
         # Before openai-chat: an Anthropic message list also has a messages list of {role, ...}.
         TraceFormat("anthropic", looks_like_anthropic, read_anthropic, per_record=False, takes_context=True),
         TraceFormat("openai-chat", looks_like_openai_chat, read_openai_chat, takes_context=True),
+        # Last: a record with a chat's messages and a prompt field is a chat.
+        TraceFormat("single-turn", looks_like_single_turn, read_single_turn, takes_context=True),
     )
 }
 
 # --format lists evalkit.traces.format_names without importing this module: a format added here and not
 # there (or in another order) would be offered nowhere on the command line.
 if tuple(FORMATS) != BUILT_IN_FORMATS:
-    raise ImportError(f"evalkit.traces.format_names.BUILT_IN_FORMATS must list FORMATS' names, in order: {list(FORMATS)}")
+    raise RuntimeError("evalkit.traces.format_names.BUILT_IN_FORMATS must list the names of FORMATS, in order: "
+                       f"{list(FORMATS)}")
 
 load_plugin_formats(FORMATS)  # third-party formats (entry-point group evalkit.trace_formats), sniffed last
 

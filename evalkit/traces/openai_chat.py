@@ -25,13 +25,10 @@ from typing import Any
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.errors import StrictJSONError
 from evalkit.io.strict_json import loads_strict
-from evalkit.traces.chat_mapping import ID_SEPARATOR, ChatMapping
+from evalkit.traces.chat_mapping import ChatMapping
+from evalkit.traces.chat_records import numbered_trace_id, record_metadata, record_trace_id
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
-
-# Record fields tried, in order, for the trace id; the first that is present wins. A plain ``id`` comes
-# last because chat-log exports often reuse it for the conversation's root ("root" in every record).
-_ID_KEYS = ("trace_id", "conversation_id", "session_id", "lsmith_id", "run_id", "id")
 
 _CONTEXT_ROLES = ("system", "developer", "user")  # read by the next turn, as its input
 _TOOL_ROLES = ("tool", "function")
@@ -79,29 +76,6 @@ def suggested_role(role: str) -> str | None:
     return close[0] if close else None
 
 
-def _id_part(value: Any) -> str | None:
-    if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
-        return str(value)
-    return None
-
-
-def _trace_id(sv: SourceValue, record: dict[str, Any], mapping: ChatMapping) -> str:
-    if mapping.id_keys:
-        parts = []
-        for key in mapping.id_keys:
-            part = _id_part(record.get(key))
-            if part is None:
-                raise sv.error("id field named by --id-key is missing or not a string/integer", key)
-            parts.append(part)
-        return ID_SEPARATOR.join(parts)
-    for key in _ID_KEYS:
-        part = _id_part(record.get(key))
-        if part is not None:
-            return part
-    where = sv.line if sv.line is not None else sv.index
-    return f"record-{where}"
-
-
 def _roles(sv: SourceValue, messages: list[Any], mapping: ChatMapping, report: ImportReport) -> list[str]:
     """Each message's role after the role map, counting what was mapped."""
     roles = []
@@ -122,32 +96,13 @@ def _unknown_role_hint(role: str) -> str:
         "" if target else f" (ROLE one of: {', '.join(KNOWN_ROLES)})")
 
 
-def _metadata(sv: SourceValue, record: dict[str, Any], mapping: ChatMapping,
-              report: ImportReport) -> dict[str, Any]:
-    if mapping.keep is None:
-        metadata = {k: v for k, v in record.items() if k != mapping.messages_key}
-    else:
-        metadata = {k: record[k] for k in mapping.keep if k in record}
-        for key in mapping.keep:
-            if key not in record:
-                report.warn(f"field {key!r} named by --keep is missing from some records "
-                            f"(first: {sv.where})")
-    metadata["source"] = "openai-chat"
-    return metadata
-
-
 def _trace(sv: SourceValue, seen: Counter[str], mapping: ChatMapping, report: ImportReport) -> Trace:
     record = sv.value
     raw_messages: list[Any] = record[mapping.messages_key]
     roles = _roles(sv, raw_messages, mapping, report)
     # The conversation as later turns see it: mapped roles in place of the source's.
     messages = [m if m["role"] == r else {**m, "role": r} for m, r in zip(raw_messages, roles, strict=True)]
-    trace_id = _trace_id(sv, record, mapping)
-    if trace_id in seen:
-        seen[trace_id] += 1
-        trace_id = f"{trace_id}#{seen[trace_id]}"
-    else:
-        seen[trace_id] = 1
+    trace_id = numbered_trace_id(record_trace_id(sv, record, mapping), seen)
     observations: list[Observation] = []
     calls: dict[str, int] = {}  # tool_call_id -> index of its TOOL observation
     model = record.get("model")
@@ -197,7 +152,8 @@ def _trace(sv: SourceValue, seen: Counter[str], mapping: ChatMapping, report: Im
                                             metadata={"role": raw_role, "unknownRole": True}))
     first_user = next((m for m in messages if m["role"] == "user"), None)
     last_assistant = messages[last_turn] if last_turn >= 0 else None
-    fields = {"id": trace_id, "observations": observations, "metadata": _metadata(sv, record, mapping, report)}
+    fields = {"id": trace_id, "observations": observations, "metadata": record_metadata(
+        sv, record, mapping, report, read=(mapping.messages_key,), source="openai-chat")}
     if isinstance(record.get("name"), str):
         fields["name"] = record["name"]
     if first_user is not None:

@@ -1,7 +1,8 @@
 """Reading the JSON values of a trace file, each with the line it starts on.
 
 Importers receive ``SourceValue``s, not files: a ``.jsonl`` file gives one value per line, a
-``.json`` document gives itself, or, when it is a top-level array, each element with its index.
+``.json`` document gives itself, or, when it is a top-level array, each element with its index; a
+``.csv`` file gives each row as an object of its cells' text (header names as keys).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
+from evalkit.io.csv_rows import CSVRows
 from evalkit.io.regular import open_regular
 from evalkit.io.strict_json import loads_strict
 
@@ -44,6 +46,20 @@ def is_jsonl(path: str | Path) -> bool:
     return Path(path).suffix.lower() in (".jsonl", ".ndjson")
 
 
+def is_csv(path: str | Path) -> bool:
+    """True for CSV files (``.csv``): each row one record."""
+    return Path(path).suffix.lower() == ".csv"
+
+
+def _csv_values(path: str | Path) -> Iterator[SourceValue]:
+    with CSVRows(path) as rows:
+        if rows.repeated:
+            raise InputError(f"column {sorted(rows.repeated)[0]!r} appears more than once in the header, so "
+                             "each record would lose one of its cells; rename one", file=rows.file, line=1)
+        for row in rows:
+            yield SourceValue(row.cells, rows.file, row.line)
+
+
 def iter_source_values(path: str | Path) -> Iterator[SourceValue]:
     """Yield the JSON values of a trace file (see the module docstring).
 
@@ -55,6 +71,9 @@ def iter_source_values(path: str | Path) -> Iterator[SourceValue]:
         InputError: unreadable or non-regular file, BOM, or a line / document that is not strict JSON.
     """
     file = str(path)
+    if is_csv(path):
+        yield from _csv_values(path)
+        return
     with open_regular(path) as fh:
         head = fh.read(3)
         if head == b"\xef\xbb\xbf":
