@@ -136,10 +136,13 @@ def _print_stats(stats: dict) -> None:
             print(f"\n{title}:")
             for name, n in list(stats[key].items())[:15]:
                 print(f"  {n:>8}  {name}")
-    print("\nlatency (ms) by type:")
-    print(f"  {'type':<12}{'count':>8}{'p50':>12}{'p90':>12}{'p99':>12}{'max':>12}")
-    for t, d in stats["latency_ms_by_type"].items():
-        if d.get("count"):
+    timed = {t: d for t, d in stats["latency_ms_by_type"].items() if d.get("count")}
+    if not timed:
+        print("\nlatency: no observation has both a start and an end time")
+    else:
+        print("\nlatency (ms) by type:")
+        print(f"  {'type':<12}{'count':>8}{'p50':>12}{'p90':>12}{'p99':>12}{'max':>12}")
+        for t, d in timed.items():
             print(f"  {t:<12}{d['count']:>8}{d['p50']:>12}{d['p90']:>12}{d['p99']:>12}{d['max']:>12}")
     tok = stats["tokens"]
     if tok["input"].get("count"):

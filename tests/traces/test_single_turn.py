@@ -105,3 +105,11 @@ def test_the_cli_keeps_only_the_fields_asked_for(tmp_path, capsys):
     assert [t.metadata for t in load(out)] == [
         {"label": "FAIL", "reasoning": "Not strictly gluten-free.", "source": "single-turn"},
         {"label": "PASS", "reasoning": "No animal products.", "source": "single-turn"}]
+
+
+def test_stats_of_untimed_traces_say_so_instead_of_an_empty_latency_table(tmp_path, capsys):
+    src = _csv(tmp_path / "labeled.csv", ROWS)
+    assert main(["traces", "stats", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert "2 traces, 2 observations" in out and "latency: no observation has both a start and an end time" in out
+    assert "p50" not in out
