@@ -176,7 +176,8 @@ def add_traces_parser(sub: argparse._SubParsersAction) -> None:
 
     p = tsub.add_parser("import", help="convert trace files into one native .jsonl or .parquet file",
                         description="Read Langfuse exports, OpenTelemetry (OTLP JSON, span lists), OpenAI "
-                                    "chat logs or evalkit files, and write them as one evalkit file.")
+                                    "or Anthropic chat logs, single-turn prompt/response records (JSONL, JSON "
+                                    "or CSV) or evalkit files, and write them as one evalkit file.")
     p.add_argument("sources", nargs="+", metavar="SRC", help="trace files to read")
     add_trace_format_option(p)
     p.add_argument("--out", required=True, metavar="FILE", help="output file, .jsonl or .parquet (a folder "
@@ -192,7 +193,8 @@ def add_traces_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-empty", action="store_true",
                    help="accept a source with no records (otherwise a warning, nothing written, exit 1)")
     p.add_argument("--json", action="store_true", help="print the import report as JSON")
-    chat = p.add_argument_group("chat logs", "how chat records are laid out (openai-chat and other chat formats)")
+    chat = p.add_argument_group("chat logs", "how chat records are laid out (openai-chat and other chat formats; "
+                                             "--id-key and --keep apply to single-turn records too)")
     chat.add_argument("--role-map", action="append", metavar="FROM=TO",
                       help="rename a message role before import, e.g. agent=assistant (repeatable)")
     chat.add_argument("--messages-key", metavar="KEY", help="field holding the messages (default: messages)")
