@@ -3,34 +3,65 @@
 Read traces, write what went wrong (open coding), group the notes into failure modes (axial coding),
 label every trace for each mode, rank the modes by rate, and stop once new traces stop revealing new
 modes (saturation). Labels live in an append-only store; the review page makes labelling fast.
+
+Every name loads on first use (:func:`evalkit.facade.load_on_first_use`): the command line reads
+:mod:`evalkit.analysis.defaults` for its options, and must not pay for polars and pydantic to do so.
+``from evalkit.analysis import sample_traces`` works as for any facade.
 """
 
-from evalkit.analysis.agreement import AgreementOn, AnnotatorAgreement, agreement_on, annotator_agreement
-from evalkit.analysis.breakdown import breakdown_gap, mode_cooccurrence, modes_by
-from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
-from evalkit.analysis.features import group_of, trace_features
-from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
-from evalkit.analysis.review import render_review, review_key, write_review
-from evalkit.analysis.sampling import STRATEGIES, sample_traces
-from evalkit.analysis.saturation import SATURATION_WINDOW, Saturation, SaturationPoint, saturation_curve
-from evalkit.analysis.store import (
-    StoreContents,
-    annotators,
-    append_annotations,
-    labels_of,
-    latest,
-    read_store,
-)
-from evalkit.analysis.taxonomy import (
-    axial_code,
-    check_modes,
-    modes_for_note,
-    read_taxonomy,
-    uncoded_fails,
-    unknown_modes,
-)
-from evalkit.analysis.transcript import transcript
-from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
+from typing import TYPE_CHECKING
+
+from evalkit.facade import load_on_first_use
+
+if TYPE_CHECKING:
+    from evalkit.analysis.agreement import AgreementOn, AnnotatorAgreement, agreement_on, annotator_agreement
+    from evalkit.analysis.breakdown import breakdown_gap, mode_cooccurrence, modes_by
+    from evalkit.analysis.defaults import SATURATION_WINDOW, STRATEGIES
+    from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
+    from evalkit.analysis.features import group_of, trace_features
+    from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
+    from evalkit.analysis.review import render_review, review_key, write_review
+    from evalkit.analysis.sampling import sample_traces
+    from evalkit.analysis.saturation import Saturation, SaturationPoint, saturation_curve
+    from evalkit.analysis.store import (
+        StoreContents,
+        annotators,
+        append_annotations,
+        labels_of,
+        latest,
+        read_store,
+    )
+    from evalkit.analysis.taxonomy import (
+        axial_code,
+        check_modes,
+        modes_for_note,
+        read_taxonomy,
+        uncoded_fails,
+        unknown_modes,
+    )
+    from evalkit.analysis.transcript import transcript
+    from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
+
+_HOMES = {
+    **dict.fromkeys(("AgreementOn", "AnnotatorAgreement", "agreement_on", "annotator_agreement"),
+                     "evalkit.analysis.agreement"),
+    **dict.fromkeys(("breakdown_gap", "mode_cooccurrence", "modes_by"), "evalkit.analysis.breakdown"),
+    **dict.fromkeys(("SATURATION_WINDOW", "STRATEGIES"), "evalkit.analysis.defaults"),
+    **dict.fromkeys(("ImportResult", "import_review_export", "read_review_export"),
+                     "evalkit.analysis.exports"),
+    **dict.fromkeys(("group_of", "trace_features"), "evalkit.analysis.features"),
+    **dict.fromkeys(("FailureRates", "ModeRate", "failure_mode_rates"), "evalkit.analysis.rates"),
+    **dict.fromkeys(("render_review", "review_key", "write_review"), "evalkit.analysis.review"),
+    "sample_traces": "evalkit.analysis.sampling",
+    **dict.fromkeys(("Saturation", "SaturationPoint", "saturation_curve"), "evalkit.analysis.saturation"),
+    **dict.fromkeys(("StoreContents", "annotators", "append_annotations", "labels_of", "latest",
+                     "read_store"), "evalkit.analysis.store"),
+    **dict.fromkeys(("axial_code", "check_modes", "modes_for_note", "read_taxonomy", "uncoded_fails",
+                     "unknown_modes"), "evalkit.analysis.taxonomy"),
+    "transcript": "evalkit.analysis.transcript",
+    **dict.fromkeys(("Annotation", "FailureMode", "ReviewExport", "Taxonomy"),
+                     "evalkit.contracts.annotation"),
+}
 
 __all__ = [
     "SATURATION_WINDOW",
@@ -75,3 +106,5 @@ __all__ = [
     "unknown_modes",
     "write_review",
 ]
+
+__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)

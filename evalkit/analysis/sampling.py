@@ -15,13 +15,12 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
+from evalkit.analysis.defaults import STRATEGIES
 from evalkit.analysis.features import groups as group_traces
 from evalkit.analysis.features import trace_features
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
-
-STRATEGIES = ("random", "stratified", "outlier", "failure-driven", "uncertainty")
 
 LOW_CONFIDENCE = 0.7
 """A judge verdict below this confidence counts as uncertain for uncertainty sampling (evalkit's choice:

@@ -6,12 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evalkit.analysis.defaults import SATURATION_WINDOW
 from evalkit.analysis.store import labels_of
 from evalkit.contracts.annotation import Annotation
 from evalkit.io.json_case import camel_json
-
-SATURATION_WINDOW = 20
-"""Saturated when no new failure mode appeared in this many traces (the error-analysis method's ~20)."""
 
 
 @dataclass(frozen=True)

@@ -1,58 +1,108 @@
-"""Judge calibration: label splits, TPR/TNR, the corrected pass rate and its interval, label planning."""
+"""Judge calibration: label splits, TPR/TNR, the corrected pass rate and its interval, label planning.
 
-from evalkit.calibration.agreement import Kappa, annotator_kappa, cohens_kappa
-from evalkit.calibration.applies import DEFAULT_POLICY_VERSION, Applicability, calibration_applies
-from evalkit.calibration.binary import as_binary
-from evalkit.calibration.correction import (
-    DEFAULT_ITERATIONS,
-    DEFAULT_METHOD,
-    METHODS,
-    CorrectedRate,
-    adjusted_wald_interval,
-    correct_observed_rate,
-    corrected_pass_rate,
-    rogan_gladen,
-)
-from evalkit.calibration.criteria import (
-    Calibrations,
-    calibrate_criteria,
-    criteria_of,
-    label_budget,
-    observed_rate,
-)
-from evalkit.calibration.criterion import CriterionCalibration, calibrate_criterion, dev_history, sensitivity
-from evalkit.calibration.expiry import (
-    BINDING_PARTS,
-    CalibrationCheck,
-    JudgeIdentity,
-    bind_validation,
-    calibration_digest,
-    check_calibration,
-    judge_of_run,
-    label_set_digest,
-    make_binding,
-)
-from evalkit.calibration.files import read_labels, read_verdicts
-from evalkit.calibration.imports import (
-    LABEL_VALUES,
-    VERDICT_VALUES,
-    Appended,
-    LabelColumns,
-    VerdictColumns,
-    append_records,
-    labels_from_table,
-    parse_value_map,
-    verdicts_from_table,
-)
-from evalkit.calibration.judge_validation import validate_judge
-from evalkit.calibration.ledger import LedgerEntry, TestLedger
-from evalkit.calibration.metrics import Confusion, confusion, wilson_interval
-from evalkit.calibration.pairing import Pairing, pair_labels, unlabeled_verdicts
-from evalkit.calibration.planning import LabelPlan, expected_width, plan_labels
-from evalkit.calibration.splits import DEFAULT_FRACTIONS, LabelSplits, split_labels
-from evalkit.calibration.status import GATES, MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
-from evalkit.calibration.tables import Table, read_table
-from evalkit.errors import TestSetAlreadyMeasured
+Every name loads on first use (:func:`evalkit.facade.load_on_first_use`): the command line reads
+:mod:`evalkit.calibration.defaults` and :mod:`evalkit.calibration.status` for its options, and must not pay
+for numpy and pydantic to do so. ``from evalkit.calibration import corrected_pass_rate`` works as for any
+facade.
+"""
+
+from typing import TYPE_CHECKING
+
+from evalkit.facade import load_on_first_use
+
+if TYPE_CHECKING:
+    from evalkit.calibration.agreement import Kappa, annotator_kappa, cohens_kappa
+    from evalkit.calibration.applies import Applicability, calibration_applies
+    from evalkit.calibration.binary import as_binary
+    from evalkit.calibration.correction import (
+        CorrectedRate,
+        adjusted_wald_interval,
+        correct_observed_rate,
+        corrected_pass_rate,
+        rogan_gladen,
+    )
+    from evalkit.calibration.criteria import (
+        Calibrations,
+        calibrate_criteria,
+        criteria_of,
+        label_budget,
+        observed_rate,
+    )
+    from evalkit.calibration.criterion import (
+        CriterionCalibration,
+        calibrate_criterion,
+        dev_history,
+        sensitivity,
+    )
+    from evalkit.calibration.defaults import (
+        DEFAULT_ITERATIONS,
+        DEFAULT_METHOD,
+        DEFAULT_POLICY_VERSION,
+        METHODS,
+    )
+    from evalkit.calibration.expiry import (
+        BINDING_PARTS,
+        CalibrationCheck,
+        JudgeIdentity,
+        bind_validation,
+        calibration_digest,
+        check_calibration,
+        judge_of_run,
+        label_set_digest,
+        make_binding,
+    )
+    from evalkit.calibration.files import read_labels, read_verdicts
+    from evalkit.calibration.imports import (
+        LABEL_VALUES,
+        VERDICT_VALUES,
+        Appended,
+        LabelColumns,
+        VerdictColumns,
+        append_records,
+        labels_from_table,
+        parse_value_map,
+        verdicts_from_table,
+    )
+    from evalkit.calibration.judge_validation import validate_judge
+    from evalkit.calibration.ledger import LedgerEntry, TestLedger
+    from evalkit.calibration.metrics import Confusion, confusion, wilson_interval
+    from evalkit.calibration.pairing import Pairing, pair_labels, unlabeled_verdicts
+    from evalkit.calibration.planning import LabelPlan, expected_width, plan_labels
+    from evalkit.calibration.splits import DEFAULT_FRACTIONS, LabelSplits, split_labels
+    from evalkit.calibration.status import GATES, MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
+    from evalkit.calibration.tables import Table, read_table
+    from evalkit.errors import TestSetAlreadyMeasured
+
+_HOMES = {
+    **dict.fromkeys(("Kappa", "annotator_kappa", "cohens_kappa"), "evalkit.calibration.agreement"),
+    **dict.fromkeys(("Applicability", "calibration_applies"), "evalkit.calibration.applies"),
+    "as_binary": "evalkit.calibration.binary",
+    **dict.fromkeys(("CorrectedRate", "adjusted_wald_interval", "correct_observed_rate",
+                     "corrected_pass_rate", "rogan_gladen"), "evalkit.calibration.correction"),
+    **dict.fromkeys(("Calibrations", "calibrate_criteria", "criteria_of", "label_budget", "observed_rate"),
+                     "evalkit.calibration.criteria"),
+    **dict.fromkeys(("DEFAULT_ITERATIONS", "DEFAULT_METHOD", "DEFAULT_POLICY_VERSION", "METHODS"),
+                     "evalkit.calibration.defaults"),
+    **dict.fromkeys(("CriterionCalibration", "calibrate_criterion", "dev_history", "sensitivity"),
+                     "evalkit.calibration.criterion"),
+    **dict.fromkeys(("BINDING_PARTS", "CalibrationCheck", "JudgeIdentity", "bind_validation",
+                     "calibration_digest", "check_calibration", "judge_of_run", "label_set_digest",
+                     "make_binding"), "evalkit.calibration.expiry"),
+    **dict.fromkeys(("read_labels", "read_verdicts"), "evalkit.calibration.files"),
+    **dict.fromkeys(("LABEL_VALUES", "VERDICT_VALUES", "Appended", "LabelColumns", "VerdictColumns",
+                     "append_records", "labels_from_table", "parse_value_map", "verdicts_from_table"),
+                     "evalkit.calibration.imports"),
+    "validate_judge": "evalkit.calibration.judge_validation",
+    **dict.fromkeys(("LedgerEntry", "TestLedger"), "evalkit.calibration.ledger"),
+    **dict.fromkeys(("Confusion", "confusion", "wilson_interval"), "evalkit.calibration.metrics"),
+    **dict.fromkeys(("Pairing", "pair_labels", "unlabeled_verdicts"), "evalkit.calibration.pairing"),
+    **dict.fromkeys(("LabelPlan", "expected_width", "plan_labels"), "evalkit.calibration.planning"),
+    **dict.fromkeys(("DEFAULT_FRACTIONS", "LabelSplits", "split_labels"), "evalkit.calibration.splits"),
+    **dict.fromkeys(("GATES", "MIN_LABELS", "MIN_RATE", "judge_shortfalls", "judge_status"),
+                     "evalkit.calibration.status"),
+    **dict.fromkeys(("Table", "read_table"), "evalkit.calibration.tables"),
+    "TestSetAlreadyMeasured": "evalkit.errors",
+}
 
 __all__ = [
     "DEFAULT_POLICY_VERSION",
@@ -123,3 +173,5 @@ __all__ = [
     "verdicts_from_table",
     "wilson_interval",
 ]
+
+__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)

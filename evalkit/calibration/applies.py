@@ -21,6 +21,7 @@ from pathlib import Path
 
 from pydantic.alias_generators import to_camel
 
+from evalkit.calibration.defaults import DEFAULT_POLICY_VERSION
 from evalkit.calibration.expiry import (
     BINDING_PARTS,
     JudgeIdentity,
@@ -30,9 +31,6 @@ from evalkit.calibration.expiry import (
     make_binding,
 )
 from evalkit.contracts.labels import CalibrationBinding, HumanLabel, ValidationResult
-
-DEFAULT_POLICY_VERSION = "1"
-"""The labelling policy's version when the user names none; bump it when the labelling guide changes."""
 
 APPLIES = ("calibrated", "uncalibrated", "unknown")
 

@@ -26,20 +26,12 @@ from typing import Any
 import numpy as np
 
 from evalkit.calibration.binary import as_binary
+from evalkit.calibration.defaults import DEFAULT_ITERATIONS, DEFAULT_METHOD, METHODS
 from evalkit.calibration.metrics import DEFAULT_LEVEL, z_value
 from evalkit.contracts.types import RateConfidenceInterval
 from evalkit.errors import InputError
 from evalkit.io.json_case import camel_json
 from evalkit.stats import rate_interval
-
-METHODS = ("adjusted-wald", "bootstrap", "bootstrap-full")
-"""The interval methods, see the module docstring."""
-
-DEFAULT_METHOD = "adjusted-wald"
-"""Chosen by the coverage study in benchmarks/bench_calibration.py (see docs/calibration.md)."""
-
-DEFAULT_ITERATIONS = 20_000
-"""Bootstrap resamples; judgy's default, so intervals are comparable."""
 
 
 def rogan_gladen(p_obs: Any, tpr: Any, tnr: Any, *, clip: bool = True) -> Any:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from evalkit.calibration.metrics import Confusion
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # only annotations name it, and the metrics import pydantic: the CLI reads GATES from here
+    from evalkit.calibration.metrics import Confusion
 
 MIN_RATE = 0.9
 """TPR and TNR a validated judge reaches on test (validate-evaluator: "target > 0.9 each")."""

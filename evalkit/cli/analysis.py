@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from evalkit.analysis.defaults import SATURATION_WINDOW
 from evalkit.cli.annotations import read_annotations, read_taxonomy_option
-from evalkit.cli.option_values import SATURATION_WINDOW
 from evalkit.cli.parsers import add_command_group
 from evalkit.cli.words import plural
 from evalkit.errors import InputError

@@ -12,13 +12,8 @@ import argparse
 import sys
 from typing import Any
 
-from evalkit.cli.option_values import (
-    CALIBRATION_DEFAULT_ITERATIONS,
-    CALIBRATION_DEFAULT_METHOD,
-    CALIBRATION_GATES,
-    CALIBRATION_METHODS,
-    DEFAULT_POLICY_VERSION,
-)
+from evalkit.calibration.defaults import DEFAULT_ITERATIONS, DEFAULT_METHOD, DEFAULT_POLICY_VERSION, METHODS
+from evalkit.calibration.status import GATES
 from evalkit.errors import InputError
 
 
@@ -196,14 +191,14 @@ def add_calibrate_parser(sub: argparse._SubParsersAction) -> None:
                    help="instead of verdicts: the judge's pass rate on unlabeled traces, as published "
                         "or reported by another tool (with --n)")
     p.add_argument("--n", type=int, metavar="COUNT", help="how many traces --observed was measured on")
-    p.add_argument("--method", choices=CALIBRATION_METHODS, default=CALIBRATION_DEFAULT_METHOD,
-                   help=f"interval method (default: {CALIBRATION_DEFAULT_METHOD})")
+    p.add_argument("--method", choices=METHODS, default=DEFAULT_METHOD,
+                   help=f"interval method (default: {DEFAULT_METHOD})")
     p.add_argument("--criterion", metavar="ID", help="the criterion, when the files hold several")
     p.add_argument("--level", type=float, default=0.95, help="confidence level (default: 0.95)")
-    p.add_argument("--iterations", type=int, default=CALIBRATION_DEFAULT_ITERATIONS,
-                   help=f"bootstrap resamples (default: {CALIBRATION_DEFAULT_ITERATIONS})")
+    p.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS,
+                   help=f"bootstrap resamples (default: {DEFAULT_ITERATIONS})")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
-    p.add_argument("--gate", choices=CALIBRATION_GATES, default="point",
+    p.add_argument("--gate", choices=GATES, default="point",
                    help="how TPR and TNR must reach 0.9 to validate: point (the estimates, default) or lower-bound "
                         "(the lower ends of their Wilson intervals, as awslabs' agent-evaluation gates)")
     p.add_argument("--policy-version", default=DEFAULT_POLICY_VERSION, metavar="V",

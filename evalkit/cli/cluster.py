@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evalkit.cli.option_values import DEFAULT_PARTITION_TRACES
+from evalkit.distributed.defaults import DEFAULT_PARTITION_TRACES
 from evalkit.errors import InputError
 
 if TYPE_CHECKING:

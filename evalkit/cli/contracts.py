@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evalkit.cli.option_values import CONTRACT_KINDS
+from evalkit.contracts.kinds import KINDS
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -47,9 +47,9 @@ def add_contract_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check JSON, JSONL or YAML files against their contract",
                        description="Check files against a contract. Exits 0 when every record is valid, "
                                    "else 1 with one line per problem: FILE[:LINE]: field.path: message.",
-                       epilog="kinds: " + ", ".join(CONTRACT_KINDS))
+                       epilog="kinds: " + ", ".join(KINDS))
     p.add_argument("files", nargs="+", metavar="FILE")
-    p.add_argument("--kind", choices=list(CONTRACT_KINDS), metavar="KIND",
+    p.add_argument("--kind", choices=list(KINDS), metavar="KIND",
                    help="the contract to check against (default: told from the file name or content)")
     p.add_argument("-q", "--quiet", action="store_true", help="print problems only")
     p.set_defaults(func=_cmd_validate)

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import argparse
 
-from evalkit.cli.option_values import (
-    EDD_DEFAULT_MAX_SWINGS,
-    EDD_DEFAULT_MAX_WALLCLOCK_MS,
-    EDD_DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT,
-)
 from evalkit.cli.parsers import add_command_group, add_subject_run_arguments
+from evalkit.contracts.edd_defaults import (
+    DEFAULT_MAX_SWINGS,
+    DEFAULT_MAX_WALLCLOCK_MS,
+    DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT,
+)
 
 STOPPED_EXIT = 4
 """Exit code of ``edd run`` when the loop stopped short of full green."""
@@ -23,12 +23,7 @@ def _budget(args: argparse.Namespace):
     """The budget the options ask for, or None (a resumed loop keeps its own; a new one takes the defaults)."""
     if args.max_swings is None and args.max_minutes is None and args.streak is None:
         return None
-    from evalkit.contracts.edd import (
-        DEFAULT_MAX_SWINGS,
-        DEFAULT_MAX_WALLCLOCK_MS,
-        DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT,
-        LoopBudget,
-    )
+    from evalkit.contracts.edd import LoopBudget
 
     return LoopBudget(
         max_swings=args.max_swings if args.max_swings is not None else DEFAULT_MAX_SWINGS,
@@ -67,13 +62,13 @@ def add_edd_parser(sub: argparse._SubParsersAction) -> None:
                     "Exit 0 on full green, 4 when it stopped short.")
     add_subject_run_arguments(r, out_help="the loop's folder (resumed when it has a ledger)", concurrency=2)
     r.add_argument("--max-swings", type=int, metavar="N",
-                   help=f"stop after N swings (default {EDD_DEFAULT_MAX_SWINGS})")
+                   help=f"stop after N swings (default {DEFAULT_MAX_SWINGS})")
     r.add_argument("--max-minutes", type=float, metavar="M",
                    help="stop after M minutes of wall clock "
-                        f"(default {EDD_DEFAULT_MAX_WALLCLOCK_MS // 60000})")
+                        f"(default {DEFAULT_MAX_WALLCLOCK_MS // 60000})")
     r.add_argument("--streak", type=int, metavar="K",
                    help="stop after K swings without improvement "
-                        f"(default {EDD_DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT})")
+                        f"(default {DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT})")
     r.set_defaults(func=_cmd_run)
     for name, text in (("status", "where a loop is, or why it stopped, one line per swing"),
                        ("history", "every swing: pass rates with intervals, the request and the reply")):

@@ -9,9 +9,9 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalkit.cli.option_values import DEFAULT_MIN_THREAD_LEN, FLOW_SEMANTICS
 from evalkit.cli.parsers import add_trace_format_option
 from evalkit.errors import InputError
+from evalkit.flow.defaults import DEFAULT_MIN_THREAD_LEN, SEMANTICS
 
 if TYPE_CHECKING:
     from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow
@@ -129,7 +129,7 @@ def add_flow_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--min-thread-len", type=int, default=DEFAULT_MIN_THREAD_LEN, metavar="N",
                    help="ignore produced values shorter than N characters "
                         f"(default {DEFAULT_MIN_THREAD_LEN})")
-    p.add_argument("--semantics", choices=FLOW_SEMANTICS, default=FLOW_SEMANTICS[0],
+    p.add_argument("--semantics", choices=SEMANTICS, default=SEMANTICS[0],
                    help="received (default): a value threads when the consumer received it (strings as "
                         "they are, JSON text decoded) and end products are terminal, not unthreaded; "
                         "mutagent: the reference method exactly (the value's JSON text in the input's)")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import functools
 
-from evalkit.cli.option_values import TRACE_FORMAT_ENTRY_POINTS, TRACE_FORMATS
+from evalkit.traces.format_names import BUILT_IN_FORMATS
+from evalkit.traces.plugins import ENTRY_POINT_GROUP
 
 
 def add_command_group(sub: argparse._SubParsersAction, name: str, *, help: str,
@@ -61,17 +62,17 @@ def trace_format_names() -> list[str]:
 
     A plug-in's format name is known only once its module loads (one that fails to load is left out with a
     warning), so when an installed package declares a trace-format entry point the names come from the
-    importers' registry itself, at the cost of importing :mod:`evalkit.traces`; otherwise they are evalkit's
-    own, without it.
+    importers' registry itself, at the cost of importing the importers (:mod:`evalkit.traces.formats`);
+    otherwise they are evalkit's own (:mod:`evalkit.traces.format_names`), without them.
 
     Returns:
         The format names, in sniffing order.
     """
     if _plugins_declared():
-        from evalkit.traces import FORMATS
+        from evalkit.traces.formats import FORMATS
 
         return list(FORMATS)
-    return list(TRACE_FORMATS)
+    return list(BUILT_IN_FORMATS)
 
 
 @functools.cache
@@ -80,4 +81,4 @@ def _plugins_declared() -> bool:
     several commands read traces)."""
     from importlib.metadata import entry_points
 
-    return bool(entry_points(group=TRACE_FORMAT_ENTRY_POINTS))
+    return bool(entry_points(group=ENTRY_POINT_GROUP))

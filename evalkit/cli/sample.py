@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalkit.cli.option_values import SAMPLING_STRATEGIES
+from evalkit.analysis.defaults import STRATEGIES
 from evalkit.cli.parsers import add_trace_format_option
 from evalkit.cli.paths import refuse_output_over_input
 from evalkit.cli.words import plural
@@ -50,7 +50,7 @@ def add_sample_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("traces", metavar="TRACES", help="trace file (any format evalkit reads), or a trace dataset "
                                                     "folder (evalkit traces import --partition-by)")
     p.add_argument("--n", type=int, required=True, metavar="N", help="how many traces to pick")
-    p.add_argument("--strategy", choices=SAMPLING_STRATEGIES, default="random", help="how to pick (default: random)")
+    p.add_argument("--strategy", choices=STRATEGIES, default="random", help="how to pick (default: random)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--by", metavar="FIELD", help="stratified: a metadata field, or tools, name, tool_calls, has_error")
     p.add_argument("--verdicts", metavar="FILE", help="judge verdicts (JSONL): required for uncertainty, "

@@ -5,65 +5,119 @@ Agent-eval shapes are camelCase on disk, skill-eval shapes snake_case (see :mod:
 Field types several shapes share (``NonEmptyStr``, ``Slug``, ``LowerName``, ``Rate``, the one interval
 type ``ConfidenceInterval`` with its rate refinement ``RateConfidenceInterval``) are defined once, in
 :mod:`evalkit.contracts.types`.
+
+Every name loads on first use (:func:`evalkit.facade.load_on_first_use`): the command line reads
+:mod:`evalkit.contracts.kinds` and :mod:`evalkit.contracts.edd_defaults` for its options, and must not pay for
+pydantic to do so. ``from evalkit.contracts import Trace`` works as for any facade.
 """
 
-from evalkit.contracts.annotation import Annotation, FailureMode, NoteRule, ReviewExport, Taxonomy
-from evalkit.contracts.base import CamelContract, OpenCamelContract, SnakeContract
-from evalkit.contracts.behavior_tree import BehaviorEdge, BehaviorNode, BehaviorTree
-from evalkit.contracts.dataset import AgentRun, Case, Dataset, Dimension
-from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest, FailingCaseRef, LoopBudget
-from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow, FlowEdge, FlowGraph, FlowNode, UnthreadedOutput
-from evalkit.contracts.judge import (
-    FewShotExample,
-    InputSelection,
-    JudgeOutput,
-    JudgePin,
-    JudgeSpec,
-    ObservationSelection,
-    Term,
-)
-from evalkit.contracts.judge_run import JudgeRunRecord
-from evalkit.contracts.labels import (
-    CalibrationBinding,
-    HumanLabel,
-    LedgerEntry,
-    ValidationResult,
-)
-from evalkit.contracts.matrix import CheckConfig, EvalMatrix, MatrixComponent, MatrixCriterion
-from evalkit.contracts.methodology import MethodologyItem, MethodologyReview
-from evalkit.contracts.registry import CONTRACTS, kind_from_filename, kinds_matching
-from evalkit.contracts.scorecard import ComponentScore, CriterionScore, OutcomeCounts, RateInterval, Scorecard
-from evalkit.contracts.skilleval import (
-    SkillEvalAnswers,
-    SkillEvalCase,
-    SkillEvalFacts,
-    SkillEvalPolicy,
-    SkillEvalReport,
-    SkillEvalSeed,
-    SkillEvalStage,
-)
-from evalkit.contracts.subject import JudgeSettings, Subject
-from evalkit.contracts.summary import (
-    Chart,
-    InputDigest,
-    Metric,
-    NotebookRun,
-    NotebookSummary,
-    RunManifest,
-    Table,
-)
-from evalkit.contracts.trace import Observation, Trace
-from evalkit.contracts.types import (
-    LOWER_NAME_PATTERN,
-    SLUG_PATTERN,
-    ConfidenceInterval,
-    LowerName,
-    NonEmptyStr,
-    Rate,
-    RateConfidenceInterval,
-    Slug,
-)
-from evalkit.contracts.verdict import Assumption, BlockedBy, CriterionVerdict, Ref
+from typing import TYPE_CHECKING
+
+from evalkit.facade import load_on_first_use
+
+if TYPE_CHECKING:
+    from evalkit.contracts.annotation import Annotation, FailureMode, NoteRule, ReviewExport, Taxonomy
+    from evalkit.contracts.base import CamelContract, OpenCamelContract, SnakeContract
+    from evalkit.contracts.behavior_tree import BehaviorEdge, BehaviorNode, BehaviorTree
+    from evalkit.contracts.dataset import AgentRun, Case, Dataset, Dimension
+    from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest, FailingCaseRef, LoopBudget
+    from evalkit.contracts.flow import (
+        ExpectedEdge,
+        ExpectedFlow,
+        FlowEdge,
+        FlowGraph,
+        FlowNode,
+        UnthreadedOutput,
+    )
+    from evalkit.contracts.judge import (
+        FewShotExample,
+        InputSelection,
+        JudgeOutput,
+        JudgePin,
+        JudgeSpec,
+        ObservationSelection,
+        Term,
+    )
+    from evalkit.contracts.judge_run import JudgeRunRecord
+    from evalkit.contracts.labels import (
+        CalibrationBinding,
+        HumanLabel,
+        LedgerEntry,
+        ValidationResult,
+    )
+    from evalkit.contracts.matrix import CheckConfig, EvalMatrix, MatrixComponent, MatrixCriterion
+    from evalkit.contracts.methodology import MethodologyItem, MethodologyReview
+    from evalkit.contracts.registry import CONTRACTS, kind_from_filename, kinds_matching
+    from evalkit.contracts.scorecard import (
+        ComponentScore,
+        CriterionScore,
+        OutcomeCounts,
+        RateInterval,
+        Scorecard,
+    )
+    from evalkit.contracts.skilleval import (
+        SkillEvalAnswers,
+        SkillEvalCase,
+        SkillEvalFacts,
+        SkillEvalPolicy,
+        SkillEvalReport,
+        SkillEvalSeed,
+        SkillEvalStage,
+    )
+    from evalkit.contracts.subject import JudgeSettings, Subject
+    from evalkit.contracts.summary import (
+        Chart,
+        InputDigest,
+        Metric,
+        NotebookRun,
+        NotebookSummary,
+        RunManifest,
+        Table,
+    )
+    from evalkit.contracts.trace import Observation, Trace
+    from evalkit.contracts.types import (
+        LOWER_NAME_PATTERN,
+        SLUG_PATTERN,
+        ConfidenceInterval,
+        LowerName,
+        NonEmptyStr,
+        Rate,
+        RateConfidenceInterval,
+        Slug,
+    )
+    from evalkit.contracts.verdict import Assumption, BlockedBy, CriterionVerdict, Ref
+
+_HOMES = {
+    **dict.fromkeys(("Annotation", "FailureMode", "NoteRule", "ReviewExport", "Taxonomy"),
+                     "evalkit.contracts.annotation"),
+    **dict.fromkeys(("CamelContract", "OpenCamelContract", "SnakeContract"), "evalkit.contracts.base"),
+    **dict.fromkeys(("BehaviorEdge", "BehaviorNode", "BehaviorTree"), "evalkit.contracts.behavior_tree"),
+    **dict.fromkeys(("AgentRun", "Case", "Dataset", "Dimension"), "evalkit.contracts.dataset"),
+    **dict.fromkeys(("ChangeRequestResponse", "EddChangeRequest", "FailingCaseRef", "LoopBudget"),
+                     "evalkit.contracts.edd"),
+    **dict.fromkeys(("ExpectedEdge", "ExpectedFlow", "FlowEdge", "FlowGraph", "FlowNode", "UnthreadedOutput"),
+                     "evalkit.contracts.flow"),
+    **dict.fromkeys(("FewShotExample", "InputSelection", "JudgeOutput", "JudgePin", "JudgeSpec",
+                     "ObservationSelection", "Term"), "evalkit.contracts.judge"),
+    "JudgeRunRecord": "evalkit.contracts.judge_run",
+    **dict.fromkeys(("CalibrationBinding", "HumanLabel", "LedgerEntry", "ValidationResult"),
+                     "evalkit.contracts.labels"),
+    **dict.fromkeys(("CheckConfig", "EvalMatrix", "MatrixComponent", "MatrixCriterion"),
+                     "evalkit.contracts.matrix"),
+    **dict.fromkeys(("MethodologyItem", "MethodologyReview"), "evalkit.contracts.methodology"),
+    **dict.fromkeys(("CONTRACTS", "kind_from_filename", "kinds_matching"), "evalkit.contracts.registry"),
+    **dict.fromkeys(("ComponentScore", "CriterionScore", "OutcomeCounts", "RateInterval", "Scorecard"),
+                     "evalkit.contracts.scorecard"),
+    **dict.fromkeys(("SkillEvalAnswers", "SkillEvalCase", "SkillEvalFacts", "SkillEvalPolicy",
+                     "SkillEvalReport", "SkillEvalSeed", "SkillEvalStage"), "evalkit.contracts.skilleval"),
+    **dict.fromkeys(("JudgeSettings", "Subject"), "evalkit.contracts.subject"),
+    **dict.fromkeys(("Chart", "InputDigest", "Metric", "NotebookRun", "NotebookSummary", "RunManifest",
+                     "Table"), "evalkit.contracts.summary"),
+    **dict.fromkeys(("Observation", "Trace"), "evalkit.contracts.trace"),
+    **dict.fromkeys(("LOWER_NAME_PATTERN", "SLUG_PATTERN", "ConfidenceInterval", "LowerName", "NonEmptyStr",
+                     "Rate", "RateConfidenceInterval", "Slug"), "evalkit.contracts.types"),
+    **dict.fromkeys(("Assumption", "BlockedBy", "CriterionVerdict", "Ref"), "evalkit.contracts.verdict"),
+}
 
 __all__ = [
     "CONTRACTS",
@@ -148,3 +202,5 @@ __all__ = [
     "RateInterval",
     "Scorecard",
 ]
+
+__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)

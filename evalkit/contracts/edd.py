@@ -9,6 +9,11 @@ from typing import Literal
 from pydantic import Field
 
 from evalkit.contracts.base import CamelContract
+from evalkit.contracts.edd_defaults import (
+    DEFAULT_MAX_SWINGS,
+    DEFAULT_MAX_WALLCLOCK_MS,
+    DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT,
+)
 from evalkit.contracts.types import NonEmptyStr
 from evalkit.contracts.verdict import Ref
 
@@ -24,10 +29,6 @@ StopReason = Literal["full-green", "max-swings", "max-wallclock", "no-improvemen
 STOP_REASONS: tuple[str, ...] = StopReason.__args__  # type: ignore[attr-defined]
 """The stop reasons in check order."""
 
-# Defaults of the loop budget, from the seed's loop control (edd-change-request schema, "Defaults").
-DEFAULT_MAX_SWINGS = 6
-DEFAULT_MAX_WALLCLOCK_MS = 30 * 60 * 1000  # 30 minutes
-DEFAULT_NO_IMPROVEMENT_STREAK_LIMIT = 2
 
 
 class FailingCaseRef(CamelContract):

@@ -14,6 +14,7 @@ from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest
 from evalkit.contracts.flow import ExpectedFlow, FlowGraph
 from evalkit.contracts.judge import JudgeOutput, JudgeSpec
 from evalkit.contracts.judge_run import JudgeRunRecord
+from evalkit.contracts.kinds import KINDS
 from evalkit.contracts.labels import HumanLabel, LedgerEntry, ValidationResult
 from evalkit.contracts.matrix import EvalMatrix
 from evalkit.contracts.methodology import MethodologyReview
@@ -65,6 +66,12 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "judge-run-record": JudgeRunRecord,
 }
 """Kind name (kebab-case, as in ``<kind>.schema.json``) to contract class."""
+
+# The command line lists the kinds from evalkit.contracts.kinds without loading the models: a kind added
+# here and not there (or in another order) would be missing from --help and --kind.
+if tuple(CONTRACTS) != KINDS:
+    raise RuntimeError("evalkit.contracts.kinds.KINDS must list the kinds of CONTRACTS, in order: "
+                       f"{list(CONTRACTS)}")
 
 LIST_ROOTED: frozenset[str] = frozenset({"skill-eval-facts"})
 """Kinds whose document is a JSON array, not an object."""

@@ -11,24 +11,48 @@ Any per-trace work runs the same way: write a task ``task(partition, **shared) -
 (``partition_traces`` gives its traces), then call :func:`run_partitions` with a client (or
 :func:`run_partitions_here` for the one-process run, the same bytes); ``shared`` values (a judge,
 a verdict table) reach each worker once.
+
+Every name loads on first use (:func:`evalkit.facade.load_on_first_use`): the command line reads
+:mod:`evalkit.distributed.defaults` for its options, and must not pay for Dask and pydantic to do so.
+``from evalkit.distributed import run_partitions`` works as for any facade.
 """
 
-from evalkit.distributed.checks import CheckOptions, CheckTally, check_partition, check_work, scorecard_of
-from evalkit.distributed.cluster import dask_client
-from evalkit.distributed.flow import FlowOptions, FlowPartition, build_flow_partition, build_flow_work
-from evalkit.distributed.judge import JudgeJob, judge_on_cluster, judge_partition, judge_work
-from evalkit.distributed.judge import work_folder as judge_work_folder
-from evalkit.distributed.partitions import (
-    DEFAULT_PARTITION_TRACES,
-    PartitionResult,
-    Task,
-    partition_traces,
-    run_partitions,
-    run_partitions_here,
-    source_partitions,
-    source_traces,
-    trace_partitions,
-)
+from typing import TYPE_CHECKING
+
+from evalkit.facade import load_on_first_use
+
+if TYPE_CHECKING:
+    from evalkit.distributed.checks import CheckOptions, CheckTally, check_partition, check_work, scorecard_of
+    from evalkit.distributed.cluster import dask_client
+    from evalkit.distributed.defaults import DEFAULT_PARTITION_TRACES
+    from evalkit.distributed.flow import FlowOptions, FlowPartition, build_flow_partition, build_flow_work
+    from evalkit.distributed.judge import JudgeJob, judge_on_cluster, judge_partition, judge_work
+    from evalkit.distributed.judge import work_folder as judge_work_folder
+    from evalkit.distributed.partitions import (
+        PartitionResult,
+        Task,
+        partition_traces,
+        run_partitions,
+        run_partitions_here,
+        source_partitions,
+        source_traces,
+        trace_partitions,
+    )
+
+_HOMES = {
+    **dict.fromkeys(("CheckOptions", "CheckTally", "check_partition", "check_work", "scorecard_of"),
+                     "evalkit.distributed.checks"),
+    "dask_client": "evalkit.distributed.cluster",
+    "DEFAULT_PARTITION_TRACES": "evalkit.distributed.defaults",
+    **dict.fromkeys(("FlowOptions", "FlowPartition", "build_flow_partition", "build_flow_work"),
+                     "evalkit.distributed.flow"),
+    **dict.fromkeys(("JudgeJob", "judge_on_cluster", "judge_partition", "judge_work"),
+                     "evalkit.distributed.judge"),
+    "judge_work_folder": "evalkit.distributed.judge:work_folder",
+    **dict.fromkeys(("PartitionResult", "Task", "partition_traces", "run_partitions", "run_partitions_here",
+                     "source_partitions", "source_traces", "trace_partitions"),
+                     "evalkit.distributed.partitions"),
+}
 
 __all__ = [
     "DEFAULT_PARTITION_TRACES",
@@ -56,3 +80,5 @@ __all__ = [
     "scorecard_of",
     "trace_partitions",
 ]
+
+__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from evalkit.contracts.trace import Trace
+from evalkit.distributed.defaults import DEFAULT_PARTITION_TRACES
 from evalkit.io import atomic_write_text, atomic_writer, paused_gc
 from evalkit.io.atomic import remove_dead_work
 
@@ -25,10 +26,6 @@ if TYPE_CHECKING:
 
     from evalkit.traces import LineRange
 
-DEFAULT_PARTITION_TRACES = 100
-"""Traces per partition: a Dask task costs a few milliseconds of the scheduler's and the client's
-time, which the client shares the cores with; at 100 long traces a task is a second or more of work
-and the run still has many partitions per worker, so a slow or lost one holds little up."""
 
 PARTITION_OBSERVATIONS = 20_000
 """A partition is also cut at this many observations, so long traces make small partitions."""

@@ -20,13 +20,10 @@ from __future__ import annotations
 import json
 import marshal
 import operator
-from typing import Any, Literal
+from typing import Any
 
-Semantics = Literal["received", "mutagent"]
-"""``received`` (the default): match on the text a consumer received (this module); ``mutagent``:
-the reference method's rule, a value's JSON text in the consumer's input serialized as JSON."""
-
-SEMANTICS: tuple[Semantics, ...] = ("received", "mutagent")
+from evalkit.flow.defaults import SEMANTICS as SEMANTICS  # build.py reads them here
+from evalkit.flow.defaults import Semantics as Semantics
 
 
 class ReceivedText:

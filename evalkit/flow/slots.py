@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalkit.contracts.trace import Observation
+from evalkit.flow.defaults import DEFAULT_MIN_THREAD_LEN as DEFAULT_MIN_THREAD_LEN  # build.py reads it here
 from evalkit.io.canonical import SMALL_FLOAT_MARKERS as SMALL_FLOAT_MARKERS  # re-exported for the builder
 from evalkit.io.canonical import compact_json as plain_json
 from evalkit.io.canonical import compact_sorted_json as sorted_json
@@ -27,9 +28,6 @@ VALUE_SLOT = "_value"
 TEXT_SLOT = "_text"
 """The one slot of an input that is not a JSON object."""
 
-DEFAULT_MIN_THREAD_LEN = 12
-"""Values shorter than this are ignored: short strings ("ok", "true", ids like "42") occur everywhere
-by chance. Twelve characters is the reference flow-graph method's default (mutagent)."""
 
 def slot_names(payload: Any, single: str) -> list[str]:
     """The sorted slot names of a payload; ``single`` names the one slot of a non-object payload."""

@@ -3,25 +3,51 @@
 Partitioned Parquet datasets (:mod:`evalkit.traces.parquet`) hold trace sets too large for memory.
 
 Every importer produces the same :class:`~evalkit.contracts.trace.Trace` model.
+
+Every name loads on first use (:func:`evalkit.facade.load_on_first_use`): the command line reads light modules
+of this package (:mod:`evalkit.traces.format_names`, :mod:`evalkit.traces.plugins`) for its options, and must
+not pay for pydantic and polars to do so. ``from evalkit.traces import iter_traces`` works as for any facade.
 """
 
-from evalkit.contracts.trace import Observation, Trace
-from evalkit.traces.chat_mapping import ChatMapping, chat_mapping_from_options, load_chat_mapping
-from evalkit.traces.formats import FORMATS, SkippedRecord, detect_format, iter_traces, load, sniff_format
-from evalkit.traces.frame import data_gaps, extreme_traces, per_trace, to_frame, trace_stats
-from evalkit.traces.jsonl_ranges import LineRange, is_native_jsonl, line_ranges, read_line_range
-from evalkit.traces.native import write_jsonl, write_parquet
-from evalkit.traces.parquet import (
-    dataset_trace_ids,
-    is_trace_dataset,
-    iter_dataset_batches,
-    iter_dataset_traces,
-    partition_key,
-    scan_frame,
-    write_dataset,
-)
-from evalkit.traces.report import ImportReport
-from evalkit.traces.stats_json import stats_json
+from typing import TYPE_CHECKING
+
+from evalkit.facade import load_on_first_use
+
+if TYPE_CHECKING:
+    from evalkit.contracts.trace import Observation, Trace
+    from evalkit.traces.chat_mapping import ChatMapping, chat_mapping_from_options, load_chat_mapping
+    from evalkit.traces.formats import FORMATS, SkippedRecord, detect_format, iter_traces, load, sniff_format
+    from evalkit.traces.frame import data_gaps, extreme_traces, per_trace, to_frame, trace_stats
+    from evalkit.traces.jsonl_ranges import LineRange, is_native_jsonl, line_ranges, read_line_range
+    from evalkit.traces.native import write_jsonl, write_parquet
+    from evalkit.traces.parquet import (
+        dataset_trace_ids,
+        is_trace_dataset,
+        iter_dataset_batches,
+        iter_dataset_traces,
+        partition_key,
+        scan_frame,
+        write_dataset,
+    )
+    from evalkit.traces.report import ImportReport
+    from evalkit.traces.stats_json import stats_json
+
+_HOMES = {
+    **dict.fromkeys(("Observation", "Trace"), "evalkit.contracts.trace"),
+    **dict.fromkeys(("ChatMapping", "chat_mapping_from_options", "load_chat_mapping"),
+                     "evalkit.traces.chat_mapping"),
+    **dict.fromkeys(("FORMATS", "SkippedRecord", "detect_format", "iter_traces", "load", "sniff_format"),
+                     "evalkit.traces.formats"),
+    **dict.fromkeys(("data_gaps", "extreme_traces", "per_trace", "to_frame", "trace_stats"),
+                     "evalkit.traces.frame"),
+    **dict.fromkeys(("LineRange", "is_native_jsonl", "line_ranges", "read_line_range"),
+                     "evalkit.traces.jsonl_ranges"),
+    **dict.fromkeys(("write_jsonl", "write_parquet"), "evalkit.traces.native"),
+    **dict.fromkeys(("dataset_trace_ids", "is_trace_dataset", "iter_dataset_batches", "iter_dataset_traces",
+                     "partition_key", "scan_frame", "write_dataset"), "evalkit.traces.parquet"),
+    "ImportReport": "evalkit.traces.report",
+    "stats_json": "evalkit.traces.stats_json",
+}
 
 __all__ = [
     "stats_json",
@@ -56,3 +82,5 @@ __all__ = [
     "write_jsonl",
     "write_parquet",
 ]
+
+__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)

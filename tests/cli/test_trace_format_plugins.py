@@ -8,11 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evalkit.cli.option_values import TRACE_FORMAT_ENTRY_POINTS
 from evalkit.traces import load
+from evalkit.traces.format_names import BUILT_IN_FORMATS
+from evalkit.traces.plugins import ENTRY_POINT_GROUP
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plugins"
-ENTRY_POINTS = (f"[{TRACE_FORMAT_ENTRY_POINTS}]\nopenhands = evalkit_agent_formats.openhands:FORMAT\n"
+ENTRY_POINTS = (f"[{ENTRY_POINT_GROUP}]\nopenhands = evalkit_agent_formats.openhands:FORMAT\n"
                 "swe-agent = evalkit_agent_formats.swe_agent:FORMAT\n")
 
 
@@ -45,7 +46,8 @@ def test_an_installed_plugin_s_format_is_offered_and_selected_by_name(tmp_path: 
     site = _dist_info(tmp_path / "site", ENTRY_POINTS)
     shown = _evalkit("traces", "import", "--help", path=[site, EXAMPLE])
     assert shown.returncode == 0, shown.stderr
-    assert "{auto,evalkit,langfuse,otel,anthropic,openai-chat,openhands,swe-agent}" in shown.stdout
+    # evalkit's own formats first, then the plug-in's, in name order.
+    assert "{" + ",".join(["auto", *BUILT_IN_FORMATS, "openhands", "swe-agent"]) + "}" in shown.stdout
 
     src = tmp_path / "run.traj.json"
     src.write_text(json.dumps(_swe_agent_trajectory()))
