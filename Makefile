@@ -12,10 +12,12 @@ SKILLEVAL_OUT := reports/sample/skilleval
 
 .PHONY: install demo demo-local-judge test lint bench sample clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml examples/plugins/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# The example trace-format plug-in: OpenHands event streams and SWE-agent trajectories import as they are
+	$(BIN)/python -m pip install --quiet --no-deps -e examples/plugins
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -60,25 +60,21 @@ def add_trace_format_option(parser: argparse.ArgumentParser) -> None:
 def trace_format_names() -> list[str]:
     """The names ``--format`` offers besides ``auto``: evalkit's own importers, then installed plug-ins'.
 
-    A plug-in's format name is known only once its module loads (one that fails to load is left out with a
-    warning), so when an installed package declares a trace-format entry point the names come from the
-    importers' registry itself, at the cost of importing the importers (:mod:`evalkit.traces.formats`);
-    otherwise they are evalkit's own (:mod:`evalkit.traces.format_names`), without them.
+    Plug-in names are read from the entry points their packages declare, without loading them (which
+    would import the importers, pydantic and polars, on every command's start), in name order as the
+    registry loads them. A plug-in that then fails to load is left out of the registry with a warning
+    naming it (see :mod:`evalkit.traces.plugins`), and ``--format NAME`` is refused by name.
 
     Returns:
         The format names, in sniffing order.
     """
-    if _plugins_declared():
-        from evalkit.traces.formats import FORMATS
-
-        return list(FORMATS)
-    return list(BUILT_IN_FORMATS)
+    return [*BUILT_IN_FORMATS, *(name for name in _declared_plugin_names() if name not in BUILT_IN_FORMATS)]
 
 
 @functools.cache
-def _plugins_declared() -> bool:
-    """Whether an installed distribution declares a trace-format entry point (asked once a process:
-    several commands read traces)."""
+def _declared_plugin_names() -> tuple[str, ...]:
+    """The trace-format entry-point names installed packages declare (read once a process: several
+    commands read traces)."""
     from importlib.metadata import entry_points
 
-    return bool(entry_points(group=ENTRY_POINT_GROUP))
+    return tuple(sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} - {"auto"}))

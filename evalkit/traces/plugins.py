@@ -8,7 +8,8 @@ A package teaches evalkit a new trace format without changing evalkit by declari
 
 where ``FORMAT`` is an :class:`evalkit.traces.formats.TraceFormat` (or a function of no arguments
 returning one). Once the package is installed, ``evalkit traces import`` sniffs the format and
-``--format swe-agent`` selects it. Plug-in formats are sniffed after the built-in ones, so a plug-in
+``--format swe-agent`` selects it (the entry point and the format must have the same name: ``--format``
+offers entry-point names without loading them). Plug-in formats are sniffed after the built-in ones, so a plug-in
 cannot take over a file evalkit already reads. ``examples/plugins/`` is a complete plug-in package
 (OpenHands event streams and SWE-agent trajectories).
 
@@ -67,6 +68,9 @@ def load_plugin_formats(formats: dict[str, TraceFormat]) -> list[str]:
         try:
             value = ep.load()
             fmt = value if _is_format(value) else value()
+            if _is_format(fmt) and fmt.name != ep.name:  # --format offers the entry point's name unloaded
+                raise ValueError(f"the entry point is named {ep.name!r} but its format {fmt.name!r}: "
+                                 "name them alike")
             register_format(fmt, formats)
         except Exception as exc:  # noqa: BLE001 -- any failure of third-party code is reported, not raised
             warnings.warn(f"trace format plug-in {ep.name!r} ({ep.value}) left out: {exc}", stacklevel=2)

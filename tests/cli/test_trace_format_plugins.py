@@ -26,9 +26,31 @@ def _dist_info(root: Path, entry_points_txt: str, suffix: str = ".dist-info") ->
     return root
 
 
-def _evalkit(*args: str, path: list[Path]) -> subprocess.CompletedProcess[str]:
+# A machine where no package declares a trace format, whatever this environment has installed (`make`
+# installs the example plug-in).
+_WITHOUT_INSTALLED_PLUGINS = """
+import importlib.metadata as metadata, sys
+_entry_points = metadata.entry_points
+metadata.entry_points = lambda **select: (metadata.EntryPoints(()) if select.get("group") == "evalkit.trace_formats"
+                                          else _entry_points(**select))
+"""
+
+_MAIN = """
+import atexit
+from evalkit.cli.main import main
+heavy = {"polars", "numpy", "pandas", "pydantic", "pydantic_core", "orjson"}
+atexit.register(lambda: print("heavy imports:", sorted({m.split(".")[0] for m in sys.modules} & heavy),
+                              file=sys.stderr))  # also after --help, which exits inside main
+sys.exit(main(sys.argv[1:-1]))
+"""
+
+
+def _evalkit(*args: str, path: list[Path], installed: bool = True) -> subprocess.CompletedProcess[str]:
+    """``evalkit ARGS`` in a fresh interpreter with ``path`` first on sys.path; ``installed=False`` hides the
+    plug-ins this environment has installed. Its stderr ends with the heavy packages it imported."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in path)}
-    return subprocess.run([sys.executable, "-m", "evalkit.cli", *args], capture_output=True, text=True, env=env,
+    code = ("" if installed else _WITHOUT_INSTALLED_PLUGINS) + "import sys\n" + _MAIN
+    return subprocess.run([sys.executable, "-c", code, *args, "end"], capture_output=True, text=True, env=env,
                           timeout=120)
 
 
@@ -44,10 +66,12 @@ def _swe_agent_trajectory() -> dict:
 
 def test_an_installed_plugin_s_format_is_offered_and_selected_by_name(tmp_path: Path) -> None:
     site = _dist_info(tmp_path / "site", ENTRY_POINTS)
+    # The distribution on PYTHONPATH comes first, so it stands in for one of the same name installed here.
     shown = _evalkit("traces", "import", "--help", path=[site, EXAMPLE])
     assert shown.returncode == 0, shown.stderr
-    # evalkit's own formats first, then the plug-in's, in name order.
+    # evalkit's own formats first, then the plug-in's, in name order; read without loading the plug-in.
     assert "{" + ",".join(["auto", *BUILT_IN_FORMATS, "openhands", "swe-agent"]) + "}" in shown.stdout
+    assert shown.stderr.endswith("heavy imports: []\n")
 
     src = tmp_path / "run.traj.json"
     src.write_text(json.dumps(_swe_agent_trajectory()))
@@ -60,6 +84,17 @@ def test_an_installed_plugin_s_format_is_offered_and_selected_by_name(tmp_path: 
 
 def test_without_plugins_a_plugin_s_name_is_an_invalid_choice(tmp_path: Path) -> None:
     done = _evalkit("traces", "import", "x.json", "--format", "swe-agent", "--out", str(tmp_path / "o.jsonl"),
-                    path=[])
+                    path=[], installed=False)
     assert done.returncode == 2
     assert "argument --format: invalid choice: 'swe-agent'" in done.stderr
+
+
+def test_a_plugin_that_fails_to_load_is_offered_but_refused_by_name_with_the_loader_s_warning(tmp_path: Path) -> None:
+    site = _dist_info(tmp_path / "site", f"[{ENTRY_POINT_GROUP}]\nbroken = no_such_module:FORMAT\n")
+    src = tmp_path / "x.json"
+    src.write_text("{}")
+    done = _evalkit("traces", "import", str(src), "--format", "broken", "--out", str(tmp_path / "o.jsonl"),
+                    path=[site])
+    assert done.returncode == 1
+    assert "trace format plug-in 'broken' (no_such_module:FORMAT) left out: No module named 'no_such_module'" in done.stderr
+    assert "unknown trace format 'broken'" in done.stderr and not (tmp_path / "o.jsonl").exists()
