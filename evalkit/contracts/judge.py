@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, PrivateAttr, field_validator, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, field_validator, model_validator
 
 from evalkit.contracts.base import CamelContract
 from evalkit.contracts.trace import ObservationType
@@ -18,14 +18,24 @@ from evalkit.contracts.verdict import Assumption, BlockedBy, Ref, VerdictResult
 
 CriterionId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", max_length=128)]
 
-TraceField = Literal["name", "input", "output", "metadata"]
-"""Trace-level fields a judge may be shown."""
+TRACE_FIELDS: tuple[str, ...] = ("name", "input", "output", "metadata")
+"""Trace-level fields a judge may be shown; ``metadata.KEY`` shows one metadata field alone."""
+
+
+def _trace_field(value: Any) -> Any:
+    if isinstance(value, str) and (value in TRACE_FIELDS or (
+            value.startswith("metadata.") and len(value) > len("metadata.") and "." not in value[9:])):
+        return value
+    raise ValueError(f"must be one of {', '.join(TRACE_FIELDS)} or metadata.KEY (one metadata field), got {value!r}")
+
+
+TraceField = Annotated[str, AfterValidator(_trace_field)]
+"""A trace-level field a judge may be shown (see :data:`TRACE_FIELDS`)."""
 
 ObservationField = Literal["input", "output", "metadata", "model", "level", "statusMessage", "usage",
                            "startTime", "endTime"]
 """Observation fields a judge may be shown (id, type, name and parent are always shown: refs cite them)."""
 
-TRACE_FIELDS: tuple[str, ...] = TraceField.__args__  # type: ignore[attr-defined]
 OBSERVATION_FIELDS: tuple[str, ...] = ObservationField.__args__  # type: ignore[attr-defined]
 
 
@@ -94,6 +104,8 @@ class InputSelection(CamelContract):
     def _each_once(cls, value: list[str]) -> list[str]:
         if len(set(value)) != len(value):
             raise ValueError("each field may be listed once")
+        if "metadata" in value and any(f.startswith("metadata.") for f in value):
+            raise ValueError("metadata shows every metadata field already: list metadata or metadata.KEY fields")
         return value
 
 

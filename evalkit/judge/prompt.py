@@ -22,7 +22,7 @@ from evalkit.errors import InputError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.grounding import bind_terms, resolve_ref, unbound_verdict
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA
-from evalkit.judge.render import fields_named, render_view, trace_view
+from evalkit.judge.render import fields_named, metadata_labels, render_view, trace_view
 
 COMPONENTS: tuple[str, ...] = (
     "## 1. Task and criterion",
@@ -207,6 +207,12 @@ def _prompt(spec: JudgeSpec, trace: Trace, system: dict[str, str], judge: str) -
         raise _spec_error(spec, f"the judge would be shown {', '.join(leaks)} (in trace {trace.id}), a "
                           f"field named like the criterion (its label, most likely); leave it out with input.trace or "
                           f"input.fields", "input")
+    labels = metadata_labels(parts)
+    if labels:
+        raise _spec_error(spec, f"the judge would be shown {', '.join(labels)} (in trace {trace.id}), a label "
+                          f"kept in metadata (a judge shown the answer agrees with it for the wrong reason); show "
+                          f"only the metadata the judge needs, e.g. input.trace: [input, output, metadata.KEY], "
+                          f"or leave metadata out", "input")
     messages = (system, {"role": "user", "content": "Judge this trace.\n\n" + render_view(parts)})
     pre_verdict = unbound_verdict(spec, trace, bind_terms(spec, trace))
     return JudgePrompt(criterion_id=spec.id, trace_id=trace.id, messages=messages,

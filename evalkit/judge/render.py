@@ -44,7 +44,7 @@ def trace_view(trace: Trace, selection: InputSelection) -> list[ViewPart]:
     """
     on_disk = trace.to_json_obj()
     parts = []
-    trace_fields = tuple((f, on_disk[f]) for f in selection.trace if f in on_disk)
+    trace_fields = tuple(_trace_fields(on_disk, selection.trace))
     if trace_fields:
         heading = f"Trace {trace.id}" + (f" (name: {trace.name})" if trace.name and "name" in selection.trace else "")
         parts.append(ViewPart(trace.id, trace.name, heading, tuple((f, v) for f, v in trace_fields if f != "name")))
@@ -59,6 +59,46 @@ def trace_view(trace: Trace, selection: InputSelection) -> list[ViewPart]:
         fields = tuple((f, raw[f]) for f in selection.fields if f in raw)
         parts.append(ViewPart(obs.id, obs.name, f"Observation {obs.id} ({', '.join(details)})", fields))
     return parts
+
+
+def _trace_fields(on_disk: dict[str, Any], names: list[str]) -> Any:
+    """``(field, value)`` of each selected trace field the trace has: ``metadata.KEY`` is one metadata field,
+    shown under that name (a path a ref can cite)."""
+    metadata = on_disk.get("metadata")
+    for name in names:
+        if name.startswith("metadata."):
+            key = name[len("metadata."):]
+            if isinstance(metadata, dict) and key in metadata:
+                yield name, metadata[key]
+        elif name in on_disk:
+            yield name, on_disk[name]
+
+
+LABEL_LIKE = ("label", "labels", "human_label", "gold", "gold_label", "ground_truth", "expected_label",
+              "annotation", "verdict")
+"""Metadata keys that usually hold a person's or another judge's answer, never to be shown to a judge."""
+
+
+def metadata_labels(parts: list[ViewPart]) -> list[str]:
+    """Where a trace's or observation's metadata shown in the view holds a label-like key (:data:`LABEL_LIKE`,
+    ignoring case, ``-`` as ``_``): a dataset keeps its ground truth there, and a judge shown it agrees with
+    the labels for the wrong reason.
+
+    Returns:
+        ``OBS PATH`` of each occurrence, in view order.
+    """
+    hits: list[str] = []
+    for part in parts:
+        for field, value in part.fields:
+            if field == "metadata" and isinstance(value, dict):
+                hits += [f"{part.obs} metadata.{key}" for key in value if _key(key) in LABEL_LIKE]
+            elif field.startswith("metadata.") and _key(field[len("metadata."):]) in LABEL_LIKE:
+                hits.append(f"{part.obs} {field}")
+    return hits
+
+
+def _key(key: Any) -> str:
+    return str(key).lower().replace("-", "_")
 
 
 def _repeat_key(value: Any) -> bytes | str | None:
@@ -109,13 +149,13 @@ def fields_named(parts: list[ViewPart], name: str) -> list[str]:
     Returns:
         ``OBS PATH`` of each occurrence, in view order.
     """
-    wanted = name.lower().replace("-", "_")
+    wanted = _key(name)
     hits: list[str] = []
 
     def walk(value: Any, where: str) -> None:
         if isinstance(value, dict):
             for key, sub in value.items():
-                if str(key).lower().replace("-", "_") == wanted:
+                if _key(key) == wanted:
                     hits.append(f"{where}.{key}")
                 walk(sub, f"{where}.{key}")
         elif isinstance(value, list):

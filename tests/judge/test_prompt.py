@@ -156,6 +156,41 @@ def test_label_in_the_trace_is_never_shown() -> None:
     assert "all_responses_substantiated" not in user
 
 
+def test_a_label_kept_in_metadata_under_a_usual_name_is_never_shown() -> None:
+    """Evaluation sets keep their ground truth beside the traces (hw3's `label`, `ground_truth`, ...)."""
+    labelled = leasing_trace("t-1", metadata={"Label": "FAIL", "community": "Oak Park"})
+    with pytest.raises(InputError) as info:
+        build_prompt(spec(), labelled)  # the default selection shows the whole metadata
+    assert info.value.path == "input" and "t-1 metadata.Label" in info.value.message
+    assert "a label kept in metadata" in info.value.message and "metadata.KEY" in info.value.message
+    with pytest.raises(InputError, match="t-1 metadata.label"):
+        build_prompt(spec(input={"trace": ["input", "metadata.label"]}), leasing_trace("t-1", metadata={"label": 1}))
+
+
+def test_one_metadata_field_can_be_shown_alone_and_cited() -> None:
+    from evalkit.contracts import CriterionVerdict
+    from evalkit.judge import verify_verdict
+
+    trace = leasing_trace("t-1", metadata={"label": "FAIL", "community": "Oak Park"})
+    _, user = system_and_user(build_prompt(spec(input={"trace": ["input", "metadata.community"]}), trace))
+    assert '  metadata.community: "Oak Park"' in user and "FAIL" not in user and "label" not in user
+    verdict = CriterionVerdict(criterion_id="all_responses_substantiated", trace_id="t-1", result="pass",
+                               confidence=0.9, critique="The community is named.",
+                               refs=[{"obs": "t-1", "path": "metadata.community", "value": "Oak Park"}])
+    assert verify_verdict(trace, verdict).result == "pass"  # the path the judge was shown resolves
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    (["metadata.a.b"], "must be one of name, input, output, metadata or metadata.KEY"),
+    (["metadata."], "must be one of name, input, output, metadata or metadata.KEY"),
+    (["inputs"], "got 'inputs'"),
+    (["metadata", "metadata.a"], "metadata shows every metadata field already"),
+])
+def test_a_trace_field_the_judge_cannot_be_shown_is_refused_by_name(fields, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        spec(input={"trace": fields})
+
+
 def test_input_selection_limits_what_is_shown() -> None:
     chosen = {"trace": [], "observations": {"types": ["TOOL"]}, "fields": ["output"]}
     _, user = system_and_user(build_prompt(spec(input=chosen), TRACE))
