@@ -27,28 +27,26 @@ span on the rest of the file is held too, with a warning counting those traces. 
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Iterable, Iterator
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
+from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.bulk import paused_gc
-from evalkit.traces.otel_attributes import MISSING, first_text, observation_type, payloads, usage
 from evalkit.traces.otel_ids import LossyNumber
+from evalkit.traces.otel_observation import PlainSpan, built, observation_of
 from evalkit.traces.otel_sorted import unsorted_reason
 from evalkit.traces.otel_spans import Span, is_span, join_path, spans_of
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
 from evalkit.traces.tree import order_observations, start_key
-from evalkit.traces.vercel_ai import VERCEL_TOOL_NAME, apply_joins, vercel_type
+from evalkit.traces.vercel_ai import apply_joins, vercel_type
 
 __all__ = ["looks_like_otel", "read_otel"]
 
-M = TypeVar("M", Observation, Trace)
-
-_MODEL_KEYS = ("gen_ai.response.model", "ai.response.model", "gen_ai.request.model", "llm.model_name", "ai.model.id")
-"""Where a span names its model, the first given wins."""
+_START_KEY = operator.attrgetter("start_key")
+_OBSERVATION = operator.attrgetter("observation")
+"""A ``PlainSpan``'s built observation; a general ``Span`` has none (its observation is built here)."""
 
 
 # --- recognising the input ----------------------------------------------------------------------
@@ -75,99 +73,27 @@ def looks_like_otel(value: Any) -> bool:
 
 # --- mapping to observations --------------------------------------------------------------------
 
-_set = object.__setattr__
-_new = object.__new__
-# pydantic's BaseModel keeps these in slots: their descriptors set them without object.__setattr__'s lookup.
-_set_fields_set = BaseModel.__pydantic_fields_set__.__set__  # type: ignore[attr-defined]
-_set_extra = BaseModel.__pydantic_extra__.__set__  # type: ignore[attr-defined]
-_set_private = BaseModel.__pydantic_private__.__set__  # type: ignore[attr-defined]
-
-
-def _built(model: type[M], values: dict[str, Any], fields_set: set[str]) -> M:
-    """The ``model`` of ``values`` (every field, in the model's order), as ``model_construct`` builds it:
-    the same ``__dict__`` and ``model_fields_set``, without its per-field alias lookups, which cost more
-    than validating. Only for values of their fields' types by construction (see :func:`_observation`
-    and :func:`_trace`); ``tests/traces/test_otel_built.py`` checks they equal the validated models."""
-    built = _new(model)
-    _set(built, "__dict__", values)
-    _set_fields_set(built, fields_set)
-    _set_extra(built, None)
-    _set_private(built, None)
-    return built
-
-
 def _observation(span: Span) -> Observation:
-    """The span's Observation (absent fields left unset).
-
-    Built without validation, as each value is already of its field's type: ids and names are strings
-    (``otel_spans`` checks them), times come from ``otel_ids`` as ISO text ``datetime.fromisoformat``
-    reads (the check ``Observation`` makes), the type is one of the mapped ``ObservationType`` values,
-    usage holds only ints and floats, and metadata is a fresh dict.
-    """
-    attrs = span.attributes
-    obs_type = observation_type(attrs)
-    name = span.name
-    if obs_type == "TOOL":
-        name = first_text(attrs, "gen_ai.tool.name", "tool.name", *VERCEL_TOOL_NAME) or (
-            name.removeprefix("execute_tool ") if name else None)
-    fields_set = {"id", "type", "metadata"}
-    if name is not None:
-        fields_set.add("name")
-    if span.parent_id is not None:
-        fields_set.add("parent_id")
-    if span.start is not None:
-        fields_set.add("start_time")
-    if span.end is not None:
-        fields_set.add("end_time")
-    model = None if attrs.keys().isdisjoint(_MODEL_KEYS) else first_text(attrs, *_MODEL_KEYS)
-    if model is not None:
-        fields_set.add("model")
-    tokens = usage(attrs)
-    if tokens is not None:
-        fields_set.add("usage")
-    level = status_message = None
-    if span.error:
-        level = "ERROR"
-        fields_set.add("level")
-        if span.status_message is not None:
-            status_message = span.status_message
-            fields_set.add("status_message")
-    metadata: dict[str, Any] = {"attributes": attrs}
-    if span.resource:
-        metadata["resource"] = span.resource
-    if span.scope:
-        metadata["scope"] = span.scope
-    if span.kind is not None:
-        metadata["spanKind"] = span.kind
-    if span.name is not None and span.name != name:
-        metadata["spanName"] = span.name
-    if span.events:
-        metadata["events"] = span.events
-    if span.joined_from is not None:
-        metadata["sourceTraceId"] = span.joined_from
-    inp, out = payloads(obs_type, attrs, span.events)
-    if inp is MISSING:
-        inp = None
-    else:
-        fields_set.add("input")
-    if out is MISSING:
-        out = None
-    else:
-        fields_set.add("output")
-    values = {"id": span.span_id, "type": obs_type, "name": name, "input": inp, "output": out,
-              "parent_id": span.parent_id, "start_time": span.start, "end_time": span.end, "model": model,
-              "usage": tokens, "level": level, "status_message": status_message, "metadata": metadata}
-    return _built(Observation, values, fields_set)
+    """The span's Observation (absent fields left unset)."""
+    return observation_of(span.span_id, span.parent_id, span.name, span.kind, span.start, span.end,
+                          span.attributes, span.events, span.error, span.status_message, span.resource,
+                          span.scope, span.joined_from)
 
 
-def _trace(trace_id: str, spans: dict[str, Span], joined: list[str] | None) -> Trace:
+def _trace(trace_id: str, spans: dict[str, PlainSpan | Span], joined: list[str] | None) -> Trace:
     """The trace of ``spans``: observations in tree order (``order_observations`` reads a span's
     ``id``, ``parent_id`` and start time as it would the observation's). Built without validation:
     the observation ids are unique, being the keys of ``spans``."""
     with paused_gc():
         ordered = list(spans.values())
-        keys = [start_key(s.start) if s.start_key is None else s.start_key for s in ordered]
-        observations = [_observation(s) for s in order_observations(ordered, keys)]
+        keys = list(map(_START_KEY, ordered))
+        if None in keys:
+            keys = [start_key(s.start) if k is None else k for s, k in zip(ordered, keys, strict=True)]
+        ordered = order_observations(ordered, keys)
+        try:  # the usual case, in C: every span read by the short path, its observation built
+            observations = list(map(_OBSERVATION, ordered))
+        except AttributeError:
+            observations = [s.observation if s.__class__ is PlainSpan else _observation(s) for s in ordered]
         metadata: dict[str, Any] = {"source": "otel"}
         if joined:
             metadata["joinedTraceIds"] = sorted(joined)
@@ -177,7 +103,7 @@ def _trace(trace_id: str, spans: dict[str, Span], joined: list[str] | None) -> T
             fields_set.add("name")
         values = {"id": trace_id, "name": name, "input": None, "output": None, "metadata": metadata,
                   "observations": observations}
-        return _built(Trace, values, fields_set)
+        return built(Trace, values, fields_set)
 
 
 def _traces(n: int) -> str:
@@ -212,15 +138,18 @@ class _Grouping:
             if self.streaming and self.last is not None:
                 done = _trace(self.last, self.traces.pop(self.last), None)
             self.last = trace_id
-        spans = self.traces.setdefault(trace_id, {})
-        seen = spans.get(span.span_id)
+        spans = self.traces.get(trace_id)
+        if spans is None:
+            spans = self.traces[trace_id] = {}
+        span_id = span.id
+        seen = spans.get(span_id)
         if seen is not None:
             if seen.raw == span.raw:
                 return done
-            raise span.sv.error(f"span id {span.span_id!r} used twice in trace {trace_id!r}",
+            raise span.sv.error(f"span id {span_id!r} used twice in trace {trace_id!r}",
                                 join_path(span.path, span.id_key))
-        spans[span.span_id] = span
-        if self.streaming and _orphan(span):
+        spans[span_id] = span
+        if self.streaming and span.parent_id is None and _orphan(span):
             self.streaming, self.held_from = False, span.sv
         return done
 

@@ -1,7 +1,6 @@
-"""Decoding OTel span fields: attribute values, ids, times, and the GenAI / OpenInference payloads.
+"""What OTel span attributes say: the GenAI / OpenInference (and Vercel AI SDK) type, payloads and usage.
 
-Helpers here raise ``BadField`` (a message plus the field path below the span); the importer in
-``evalkit.traces.otel`` turns it into a located ``InputError``.
+The attributes come decoded (``evalkit.traces.otel_values``); nothing here raises.
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from typing import Any
 
 from evalkit.errors import StrictJSONError
 from evalkit.io.strict_json import loads_strict
-from evalkit.traces.otel_ids import BadField
 from evalkit.traces.vercel_ai import VERCEL_USAGE, vercel_payload_keys, vercel_type, with_tool_calls
 
 
@@ -48,7 +46,8 @@ _USAGE_KEYS = {
 }
 # The Vercel AI SDK's own keys come last: a span with GenAI usage too gives the same numbers.
 _USAGE_KEYS = {field: keys + VERCEL_USAGE[field] for field, keys in _USAGE_KEYS.items()}
-_USAGE_ANY = frozenset(key for keys in _USAGE_KEYS.values() for key in keys)
+USAGE_KEYS = frozenset(key for keys in _USAGE_KEYS.values() for key in keys)
+"""Every attribute :func:`usage` reads."""
 
 # Non-standard fallbacks: any-agent (gen_ai.tool.args, gen_ai.output) and Google ADK (gcp.vertex.agent.*).
 _TOOL_IN = ("gen_ai.tool.args", "gcp.vertex.agent.tool_call_args")
@@ -57,134 +56,6 @@ _LLM_IN = ("gcp.vertex.agent.llm_request",)
 _LLM_OUT = ("gen_ai.output", "gcp.vertex.agent.llm_response")
 _INDEXED = ("gen_ai.prompt.", "gen_ai.completion.", "llm.input_messages.", "llm.output_messages.")
 """Prefixes of messages flattened into ``prefix.{i}.field`` attributes (see :func:`indexed`)."""
-
-
-# --- attribute values ---------------------------------------------------------------------------
-
-def any_value(value: Any) -> Any:
-    """The plain value of an OTLP ``AnyValue`` (``{"stringValue": ...}`` and friends)."""
-    if not isinstance(value, dict):
-        return value
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        return _to_number(value["intValue"], int)
-    if "doubleValue" in value:
-        return _to_number(value["doubleValue"], float)
-    if "boolValue" in value:
-        return value["boolValue"]
-    if "arrayValue" in value:
-        return [any_value(v) for v in _values(value["arrayValue"], "arrayValue")]
-    if "kvlistValue" in value:
-        out = {}
-        for i, kv in enumerate(_values(value["kvlistValue"], "kvlistValue")):
-            if not isinstance(kv, dict) or not isinstance(kv.get("key"), str):
-                raise BadField("kvlistValue entry must be an object with a string key",
-                               f"kvlistValue.values[{i}]")
-            out[kv["key"]] = any_value(kv.get("value"))
-        return out
-    if "bytesValue" in value:
-        return value["bytesValue"]
-    return value or None
-
-
-def _values(container: Any, name: str) -> list[Any]:
-    """The ``values`` list of an OTLP ``arrayValue`` / ``kvlistValue``."""
-    if container is None:
-        return []
-    values = container.get("values") if isinstance(container, dict) else MISSING
-    if values is None:
-        return []
-    if not isinstance(values, list):
-        raise BadField(f"{name} must be an object with a list of values", name)
-    return values
-
-
-def _to_number(value: Any, kind: type) -> Any:
-    """The number a string holds; the string itself when it holds none, or none a double can
-    hold exactly enough to write back ("NaN", "Infinity", "1e400"): kept as written, never changed."""
-    if isinstance(value, str):
-        try:
-            number = kind(value)
-        except ValueError:
-            return value
-        return number if kind is not float or math.isfinite(number) else value
-    return value
-
-
-def _jaeger_value(tag: dict[str, Any]) -> Any:
-    kind, value = tag.get("type"), tag.get("value")
-    if kind == "int64":
-        return _to_number(value, int)
-    if kind == "float64":
-        return _to_number(value, float)
-    if kind == "bool" and isinstance(value, str):
-        return value.lower() == "true"
-    return value
-
-
-def decode_attributes(raw: Any, path: str) -> dict[str, Any]:
-    """A plain dict from a plain map, an OTLP ``[{key, value}]`` list or Jaeger ``[{key, type, value}]`` tags."""
-    if raw is None:
-        return {}
-    if isinstance(raw, dict):
-        return dict(raw)
-    if not isinstance(raw, list):
-        raise BadField("attributes must be an object or a list of {key, value}", path)
-    out: dict[str, Any] = {}
-    for i, item in enumerate(raw):
-        key = item.get("key") if item.__class__ is dict or isinstance(item, dict) else None
-        if key.__class__ is not str and not isinstance(key, str):
-            raise BadField("attribute must be an object with a string key", f"{path}[{i}]")
-        value = item.get("value")
-        if value.__class__ is dict and "stringValue" in value:  # the usual case, as any_value reads it
-            out[key] = value["stringValue"]
-        elif isinstance(value, dict):
-            try:
-                out[key] = any_value(value)
-            except BadField as exc:
-                raise BadField(exc.message, f"{path}[{i}].value.{exc.path}") from None
-        elif "type" in item:
-            out[item["key"]] = _jaeger_value(item)
-        else:
-            out[item["key"]] = value
-    return out
-
-
-# --- span fields ---------------------------------------------------------------------------------
-
-_ERROR_CODES = ("2", "ERROR", "STATUS_CODE_ERROR", "STATUSCODE.ERROR")
-STATUS_KEYS = frozenset({"status_code", "statusCode", "status_message", "statusMessage"})
-"""Status keys a span may have outside ``status``."""
-
-
-def lookup(span: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
-    """(key, value) of the first of ``keys`` present; dotted keys look one level down."""
-    for key in keys:
-        if key in span and "." not in key:  # a plain key; a dotted key is looked for one level down
-            return key, span[key]
-        head, _, tail = key.partition(".")
-        if tail:
-            inner = span.get(head)
-            if isinstance(inner, dict) and tail in inner:
-                return key, inner[tail]
-    return None, None
-
-
-def span_status(span: dict[str, Any]) -> tuple[bool, str | None]:
-    """(is the status ERROR, its message) from ``status`` {code|status_code, message|description}."""
-    status = span.get("status")
-    if not status and span.keys().isdisjoint(STATUS_KEYS):  # the usual case: no status, or {}
-        return False, None
-    code: Any = span.get("status_code", span.get("statusCode"))
-    message: Any = span.get("status_message", span.get("statusMessage"))
-    if isinstance(status, dict):
-        code = status.get("code", status.get("status_code", status.get("statusCode", code)))
-        message = status.get("message") or status.get("description") or message
-    elif isinstance(status, str | int):
-        code = status
-    error = code is not None and str(code).upper() in _ERROR_CODES
-    return error, (message if isinstance(message, str) and message else None)
 
 
 # --- payloads -----------------------------------------------------------------------------------
@@ -277,31 +148,63 @@ def _key_lists(vercel_in: tuple[str, ...], vercel_out: tuple[str, ...]) -> dict[
 _KEYS = _key_lists((), ())
 _VERCEL_KEYS = _key_lists(*vercel_payload_keys({"ai.operationId": "ai.any"}))  # the keys of any ai.* span
 _IS_INDEXED = operator.methodcaller("startswith", _INDEXED)
+_TOOL_CALLS = "ai.response.toolCalls"
+"""What ``vercel_ai.with_tool_calls`` reads: a span without it has no tool calls to join."""
 
 
-def _found(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
-    """The first of ``keys`` present, through :func:`maybe_json`; MISSING when none is."""
+def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` present, None when none is."""
     for key in keys:
         if key in attrs:
-            return maybe_json(attrs[key])
-    return MISSING
+            return key
+    return None
+
+
+def payload_plan(obs_type: str, attrs: dict[str, Any]) -> tuple[str | None, str | None, bool, bool] | None:
+    """Where a span's (input, output) come from, as :func:`planned_payloads` reads them: (input key,
+    output key, whether the tool calls a model call asked for may join the output, whether events fill
+    a missing side); None when flattened messages (``gen_ai.prompt.0.content``) may give them.
+
+    It depends only on the type, the attribute keys and whether the span is a Vercel AI SDK one, so
+    spans with the same keys can share it (see ``evalkit.traces.otel_observation``)."""
+    keys = _KEYS if "ai.operationId" not in attrs or vercel_type(attrs) is None else _VERCEL_KEYS
+    if obs_type == "TOOL":
+        return _first(attrs, keys["tool_in"]), _first(attrs, keys["tool_out"]), False, False
+    if obs_type != "GENERATION" and obs_type != "AGENT":
+        return _first(attrs, keys["in"]), _first(attrs, keys["out"]), _TOOL_CALLS in attrs, False
+    if any(map(_IS_INDEXED, attrs)):  # flattened messages are rare: one pass over the keys
+        return None
+    inp = "gen_ai.input.messages" if "gen_ai.input.messages" in attrs else _first(attrs, keys["llm_in"])
+    if "gen_ai.output.messages" in attrs:
+        return inp, "gen_ai.output.messages", False, True
+    return inp, _first(attrs, keys["llm_out"]), _TOOL_CALLS in attrs, True
+
+
+def planned_payloads(plan: tuple[str | None, str | None, bool, bool], attrs: dict[str, Any],
+                     events: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """The (input, output) a :func:`payload_plan` says where to find, each ``MISSING`` when none is given."""
+    in_key, out_key, tool_calls, from_events = plan
+    inp = MISSING if in_key is None else maybe_json(attrs[in_key])
+    out = MISSING if out_key is None else maybe_json(attrs[out_key])
+    if tool_calls:
+        out = with_tool_calls(attrs, MISSING, out)
+    if events and from_events and (inp is MISSING or out is MISSING):
+        event_in, event_out = _event_messages(events)
+        inp = event_in if inp is MISSING else inp
+        out = event_out if out is MISSING else out
+    return inp, out
 
 
 def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]]) -> tuple[Any, Any]:
     """The (input, output) of a span, each ``MISSING`` when no source gives it."""
+    plan = payload_plan(obs_type, attrs)
+    if plan is not None:
+        return planned_payloads(plan, attrs, events)
     keys = _KEYS if "ai.operationId" not in attrs or vercel_type(attrs) is None else _VERCEL_KEYS
-    if obs_type == "TOOL":
-        return _found(attrs, keys["tool_in"]), _found(attrs, keys["tool_out"])
-    if obs_type != "GENERATION" and obs_type != "AGENT":
-        return _found(attrs, keys["in"]), with_tool_calls(attrs, MISSING, _found(attrs, keys["out"]))
-    # Flattened messages are rare: one pass over the keys spares the four scans for them.
-    flat = any(map(_IS_INDEXED, attrs))
-    if not flat and attrs.keys().isdisjoint(keys["llm_any"]):  # no payload at all: one check in C
-        return _event_messages(events) if events else (MISSING, MISSING)
-    inp = _llm_messages(attrs, flat, "gen_ai.input.messages", "gen_ai.prompt.", "llm.input_messages.")
+    inp = _llm_messages(attrs, "gen_ai.input.messages", "gen_ai.prompt.", "llm.input_messages.")
     if inp is MISSING:
         inp = _found(attrs, keys["llm_in"])
-    out = _llm_messages(attrs, flat, "gen_ai.output.messages", "gen_ai.completion.", "llm.output_messages.")
+    out = _llm_messages(attrs, "gen_ai.output.messages", "gen_ai.completion.", "llm.output_messages.")
     if out is MISSING:
         out = with_tool_calls(attrs, MISSING, _found(attrs, keys["llm_out"]))
     if (inp is MISSING or out is MISSING) and events:
@@ -311,14 +214,20 @@ def payloads(obs_type: str, attrs: dict[str, Any], events: list[dict[str, Any]])
     return inp, out
 
 
-def _llm_messages(attrs: dict[str, Any], flat: bool, current: str, legacy: str, openinference: str) -> Any:
-    """One side of a model call's messages: the current semantic conventions' JSON attribute, else (only
-    when ``flat``: some attribute is indexed) the legacy ``gen_ai.prompt.N.*`` or OpenInference
+def _found(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    """The first of ``keys`` present, through :func:`maybe_json`; MISSING when none is."""
+    key = _first(attrs, keys)
+    return MISSING if key is None else maybe_json(attrs[key])
+
+
+def _llm_messages(attrs: dict[str, Any], current: str, legacy: str, openinference: str) -> Any:
+    """One side of a model call's messages, when some attribute is flattened: the current semantic
+    conventions' JSON attribute, else the legacy ``gen_ai.prompt.N.*`` or OpenInference
     ``llm.*_messages.N.*`` flattening; ``MISSING`` when none holds it."""
     found = maybe_json(attrs[current]) if current in attrs else MISSING
-    if found is MISSING and flat:
+    if found is MISSING:
         found = indexed(attrs, legacy) or MISSING
-    if found is MISSING and flat:
+    if found is MISSING:
         found = _openinference_messages(attrs, openinference)
     return found
 
@@ -366,20 +275,33 @@ def _number(value: Any) -> int | float | None:
     return None
 
 
-def usage(attrs: dict[str, Any]) -> dict[str, int | float] | None:
-    """Token usage ``{input, output, total}`` with only the keys present; None when there is none."""
-    if attrs.keys().isdisjoint(_USAGE_ANY):  # most spans are not model calls: one check in C
-        return None
+UsagePlan = tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def usage_plan(attrs: dict[str, Any]) -> UsagePlan:
+    """The usage keys present, per count (``input``, ``output``, ``total``), in the order they are tried;
+    empty when there are none. It depends only on the keys, so spans with the same keys can share it."""
+    if attrs.keys().isdisjoint(USAGE_KEYS):  # most spans are not model calls: one check in C
+        return ()
+    return tuple((field, present) for field, keys in _USAGE_KEYS.items()
+                 if (present := tuple(key for key in keys if key in attrs)))
+
+
+def planned_usage(plan: UsagePlan, attrs: dict[str, Any]) -> dict[str, int | float] | None:
+    """The token usage :func:`usage` gives, reading only the keys of its :func:`usage_plan`."""
     out: dict[str, int | float] = {}
-    for field, keys in _USAGE_KEYS.items():
-        if attrs.keys().isdisjoint(keys):  # a count the span does not give: one check in C
-            continue
+    for field, keys in plan:
         for key in keys:
-            value = attrs.get(key)
-            number = None if value is None else _number(value)
+            value = attrs[key]
+            number = value if value.__class__ is int else None if value is None else _number(value)
             if number is not None:
                 out[field] = number
                 break
     if "total" not in out and "input" in out and "output" in out:
         out["total"] = out["input"] + out["output"]
     return out or None
+
+
+def usage(attrs: dict[str, Any]) -> dict[str, int | float] | None:
+    """Token usage ``{input, output, total}`` with only the keys present; None when there is none."""
+    return planned_usage(usage_plan(attrs), attrs)

@@ -1,4 +1,4 @@
-"""OpenTelemetry span ids and times: hex, base64 or decimal ids; Unix nanoseconds, microseconds or ISO times.
+"""OpenTelemetry span fields: hex, base64 or decimal ids; Unix nanoseconds, microseconds or ISO times; status.
 
 A malformed field raises :class:`BadField` with its path inside the span, which the importer turns
 into an InputError naming file and record.
@@ -206,3 +206,39 @@ def time_from_micros(value: Any, path: str) -> str | None:
     if isinstance(micros, bool) or not isinstance(micros, int):
         raise BadField("not a time in microseconds", path)
     return _iso(micros * 1000, path)
+
+
+# --- span fields ---------------------------------------------------------------------------------
+
+_ERROR_CODES = ("2", "ERROR", "STATUS_CODE_ERROR", "STATUSCODE.ERROR")
+STATUS_KEYS = frozenset({"status_code", "statusCode", "status_message", "statusMessage"})
+"""Status keys a span may have outside ``status``."""
+
+
+def lookup(span: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
+    """(key, value) of the first of ``keys`` present; dotted keys look one level down."""
+    for key in keys:
+        if key in span and "." not in key:  # a plain key; a dotted key is looked for one level down
+            return key, span[key]
+        head, _, tail = key.partition(".")
+        if tail:
+            inner = span.get(head)
+            if isinstance(inner, dict) and tail in inner:
+                return key, inner[tail]
+    return None, None
+
+
+def span_status(span: dict[str, Any]) -> tuple[bool, str | None]:
+    """(is the status ERROR, its message) from ``status`` {code|status_code, message|description}."""
+    status = span.get("status")
+    if not status and span.keys().isdisjoint(STATUS_KEYS):  # the usual case: no status, or {}
+        return False, None
+    code: Any = span.get("status_code", span.get("statusCode"))
+    message: Any = span.get("status_message", span.get("statusMessage"))
+    if isinstance(status, dict):
+        code = status.get("code", status.get("status_code", status.get("statusCode", code)))
+        message = status.get("message") or status.get("description") or message
+    elif isinstance(status, str | int):
+        code = status
+    error = code is not None and str(code).upper() in _ERROR_CODES
+    return error, (message if isinstance(message, str) and message else None)

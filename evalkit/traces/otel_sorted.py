@@ -23,8 +23,7 @@ import orjson
 
 from evalkit.errors import InputError
 from evalkit.io.regular import open_regular
-from evalkit.traces.otel_attributes import lookup
-from evalkit.traces.otel_ids import BadField, is_hex_id, normalize_id
+from evalkit.traces.otel_ids import BadField, is_hex_id, lookup, normalize_id
 from evalkit.traces.otel_spans import TRACE_KEYS
 
 __all__ = ["unsorted_reason"]
@@ -34,6 +33,8 @@ class _Unsure(ValueError):
     """A value this pass does not follow (the importer decides what it is)."""
 
 
+_TRACE_ID = operator.itemgetter("traceId")
+_SPAN_IDS = itertools.repeat("spanID")
 _UNREADABLE: Any = object()
 """In a line's trace ids: here came a span (or value) this pass could not read."""
 
@@ -85,7 +86,7 @@ def _trace_ids(value: Any, ids: list[str]) -> None:
             for rs in value[top] or ():
                 key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
                 for ss in rs.get(key) or ():
-                    ids += map(_flat_trace_id, ss.get("spans") or ())
+                    _span_trace_ids(ss.get("spans") or (), ids)
             return
     if "data" in value or ("traceID" in value and "spans" in value):
         raise _Unsure  # Jaeger: held whole, as these exports are one document per trace anyway
@@ -93,6 +94,23 @@ def _trace_ids(value: Any, ids: list[str]) -> None:
         ids += map(_flat_trace_id, value["spans"])
         return
     ids.append(_flat_trace_id(value))
+
+
+def _span_trace_ids(spans: Any, ids: list[str]) -> None:
+    """Append the trace id of each of ``spans`` to ``ids``, as ``map(_flat_trace_id, spans)`` would."""
+    if spans.__class__ is list:
+        # The usual case, in C: every span a dict with a ``traceId`` and no Jaeger ``spanID``, and one
+        # trace id (or a few) for the lot, each a hex string.
+        try:
+            trace_ids = list(map(_TRACE_ID, spans))
+            distinct = set(trace_ids)
+        except (KeyError, TypeError):  # not a span dict, no traceId, or an id that is a list or map
+            distinct = None
+        if (distinct is not None and all(map(is_hex_id, distinct))
+                and not any(map(operator.contains, spans, _SPAN_IDS))):
+            ids += trace_ids
+            return
+    ids += map(_flat_trace_id, spans)
 
 
 def _flat_trace_id(span: Any) -> str:

@@ -5,8 +5,9 @@ span dicts, see ``evalkit.traces.otel``) and yields its spans in the order they 
 malformed field raises an InputError naming file, record and the field's path.
 
 Speed: OTLP spans as collectors write them (hex ids, decimal-string times) take a short path that
-gives the same ``Span`` as the general one; any other spelling, and any error, goes the general way,
-so error messages and their order are the same on both.
+builds their observation as it reads them (a ``PlainSpan``, see ``evalkit.traces.otel_observation``),
+the same the general ``Span`` gives; any other spelling, and any error, goes the general way, so
+error messages and their order are the same on both.
 """
 
 from __future__ import annotations
@@ -15,21 +16,27 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from evalkit.traces.otel_attributes import STATUS_KEYS, decode_attributes, first_text, lookup, span_status
+from evalkit.traces.otel_attributes import first_text
 from evalkit.traces.otel_ids import (
+    _HEX_IDS,
     HEX_DIGITS,
+    STATUS_KEYS,
     BadField,
     LossyNumber,
     is_hex,
     is_hex_id,
     is_null_id,
+    lookup,
     normalize_id,
     plain_span_times,
     plain_start,
     plain_time,
+    span_status,
     time_from_micros,
     time_from_nanos,
 )
+from evalkit.traces.otel_observation import NO_EVENTS, PlainSpan, new_plain_span, observation_of
+from evalkit.traces.otel_values import decode_attributes
 from evalkit.traces.source import SourceValue
 
 __all__ = ["TRACE_KEYS", "Span", "is_span", "join_path", "spans_of"]
@@ -79,11 +86,6 @@ class Span:
         """The span id: the id of the observation it becomes (``tree.order_observations`` reads it)."""
         return self.span_id
 
-    @property
-    def start_time(self) -> str | None:
-        """The start time, as the observation's ``start_time`` (``tree.order_observations`` reads it)."""
-        return self.start
-
 
 # --- recognising the input ----------------------------------------------------------------------
 
@@ -127,7 +129,7 @@ def _object(sv: SourceValue, value: Any, path: str) -> dict[str, Any]:
     return value
 
 
-def spans_of(sv: SourceValue) -> Iterator[Span]:
+def spans_of(sv: SourceValue) -> Iterator[PlainSpan | Span]:
     """Every span of one JSON value, normalized."""
     value = sv.value
     if isinstance(value, list):
@@ -161,7 +163,7 @@ def join_path(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _otlp(sv: SourceValue, resource_spans: list[Any], top: str) -> Iterator[Span]:
+def _otlp(sv: SourceValue, resource_spans: list[Any], top: str) -> Iterator[PlainSpan | Span]:
     for i, rs in enumerate(resource_spans):
         rpath = f"{top}[{i}]"
         rs = _object(sv, rs, rpath)
@@ -174,10 +176,11 @@ def _otlp(sv: SourceValue, resource_spans: list[Any], top: str) -> Iterator[Span
             ss = _object(sv, ss, spath)
             scope_obj = ss.get("scope") or ss.get("instrumentationLibrary") or {}
             scope = scope_obj.get("name") if isinstance(scope_obj, dict) else None
+            plain_scope = scope if isinstance(scope, str) and scope else None
             for k, span in enumerate(_list(sv, ss, "spans", f"{spath}.spans")):
                 path = f"{spath}.spans[{k}]"
                 if span.__class__ is dict:
-                    plain = _plain_span(sv, span, path, resource, scope or None)
+                    plain = _plain_span(sv, span, path, resource, plain_scope)
                     if plain is not None:
                         yield plain
                         continue
@@ -241,31 +244,38 @@ def _time(sv: SourceValue, span: dict[str, Any], path: str, keys: tuple[str, ...
 
 
 def _plain_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict[str, Any],
-                scope: str | None) -> Span | None:
-    """The Span of an OTLP span as collectors write it (hex ``traceId`` / ``spanId`` / ``parentSpanId``,
-    decimal-string ``start/endTimeUnixNano``, no events), the same as :func:`_flat_span` gives; None
-    for any other spelling or any error, which :func:`_flat_span` then reads (and locates)."""
-    trace_id, span_id = span.get("traceId"), span.get("spanId")
-    # A span id comes once: looked at, not remembered as the trace id (shared by the trace's spans) is.
-    if not (is_hex_id(trace_id) and span_id.__class__ is str and span_id and not span_id.strip(HEX_DIGITS)):
+                scope: str | None) -> PlainSpan | Span | None:
+    """An OTLP span as collectors write it (hex ``traceId`` / ``spanId`` / ``parentSpanId``, decimal-string
+    ``start/endTimeUnixNano``, no events), with its observation built (a ``PlainSpan``, or the same
+    ``Span`` as :func:`_flat_span` gives for a Vercel AI SDK span); None for any other spelling or any
+    error, which :func:`_flat_span` then reads (and locates). ``scope`` is a non-empty string or None."""
+    trace_id = span.get("traceId")  # shared by the trace's spans: remembered once found to be hex
+    if trace_id.__class__ is not str or not (trace_id in _HEX_IDS or is_hex_id(trace_id)):
+        return None
+    span_id = span.get("spanId")  # new with each span: looked at, not remembered
+    if span_id.__class__ is not str or not span_id or span_id.strip(HEX_DIGITS):
         return None
     parent = span.get("parentSpanId", _ABSENT)
     if parent is _ABSENT:  # a root span, as OTLP JSON leaves empty fields out, unless spelt another way
         if not span.keys().isdisjoint(_OTHER_PARENT_HEADS):
             return None
         parent = None
-    elif not is_hex_id(parent):
-        if parent != "":
-            return None
+    elif parent.__class__ is not str:
+        return None
+    elif parent in _HEX_IDS or is_hex_id(parent):
+        if not parent.strip("0"):  # all zeros: no parent
+            parent = None
+    elif parent == "":
         parent = None
-    elif not parent.strip("0"):  # all zeros: no parent
-        parent = None
+    else:
+        return None
     if "events" in span or "span_events" in span:
         return None
-    times = plain_span_times(span.get("startTimeUnixNano"), span.get("endTimeUnixNano"))
+    start_raw, end_raw = span.get("startTimeUnixNano"), span.get("endTimeUnixNano")
+    times = plain_span_times(start_raw, end_raw)
     if times is None:
-        start = plain_start(span.get("startTimeUnixNano"))
-        end = plain_time(span.get("endTimeUnixNano"))
+        start = plain_start(start_raw)
+        end = plain_time(end_raw)
         if start is None or end is None:
             return None
         times = start[0], start[1], end
@@ -278,9 +288,15 @@ def _plain_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict
     else:
         error, message = span_status(span)
     name = span.get("name")
-    return Span(sv, path, span, trace_id, span_id, "spanId", parent, name if isinstance(name, str) else None,
-                span.get("kind"), times[0], times[2], attributes, [], error, message, resource,
-                scope if isinstance(scope, str) and scope else None, None, times[1])
+    if name is not None and name.__class__ is not str and not isinstance(name, str):
+        name = None
+    kind = span.get("kind")
+    if "ai.operationId" in attributes:  # a Vercel AI SDK span may yet be joined: kept open to change
+        return Span(sv, path, span, trace_id, span_id, "spanId", parent, name, kind, times[0], times[2],
+                    attributes, [], error, message, resource, scope, None, times[1])
+    observation = observation_of(span_id, parent, name, kind, times[0], times[2], attributes, NO_EVENTS,
+                                 error, message, resource, scope, None)
+    return new_plain_span((observation, sv, path, span, trace_id, span_id, parent, times[1]))
 
 
 def _flat_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict[str, Any] | None,

@@ -7,6 +7,7 @@ an observation whose parent is not in the trace is a root.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
@@ -18,6 +19,8 @@ ObsT = TypeVar("ObsT", bound=Observation)
 _UNIX_EPOCH = datetime(1970, 1, 1)
 _UTC_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MISSING = 2**63  # sorts an observation without a start time after those with one
+_ID = operator.attrgetter("id")
+_PARENT = operator.attrgetter("parent_id")
 
 
 def utc_micros(value: str | None) -> int | None:
@@ -52,18 +55,44 @@ def order_observations(observations: Sequence[ObsT], start_keys: Sequence[int] |
         observations: the observations (anything with ``id``, ``parent_id`` and ``start_time``).
         start_keys: ``start_key(o.start_time)`` of each, when the caller has them already.
     """
-    ids = [o.id for o in observations]
+    ids = list(map(_ID, observations))
     present = set(ids)
     children: dict[str | None, list[int]] = {}
-    for i, o in enumerate(observations):
-        parent = o.parent_id
-        if parent not in present or parent == ids[i]:
+    for i, (own, parent) in enumerate(zip(ids, map(_PARENT, observations), strict=True)):
+        if parent not in present or parent == own:
             parent = None
-        children.setdefault(parent, []).append(i)
+        kids = children.get(parent)
+        if kids is None:
+            children[parent] = [i]
+        else:
+            kids.append(i)
     keys = [start_key(o.start_time) for o in observations] if start_keys is None else start_keys
     for kids in children.values():
         # Indices were appended in source order and the sort is stable: ties keep the source's order.
-        kids.sort(key=keys.__getitem__)
+        if len(kids) > 1:
+            kids.sort(key=keys.__getitem__)
+    if len(present) < len(ids) or None in present:
+        out = _walk_with_repeated_ids(ids, children)
+    else:
+        # Ids are unique (and none is None, the roots' key), so each observation is in one list of
+        # children, pushed once at most: the walk needs no record of what it has seen.
+        out = []
+        stack = children.get(None, [])[::-1]
+        while stack:
+            i = stack.pop()
+            out.append(i)
+            kids = children.get(ids[i])
+            if kids is not None:
+                stack += kids[::-1]
+    if len(out) < len(ids):
+        reached = set(out)
+        out.extend(i for i in range(len(ids)) if i not in reached)
+    return list(map(observations.__getitem__, out))
+
+
+def _walk_with_repeated_ids(ids: list[str], children: dict[str | None, list[int]]) -> list[int]:
+    """The depth-first walk of :func:`order_observations` when an id is given twice (or is None): the
+    children of that id are reached once from each, so what was seen is skipped."""
     out: list[int] = []
     seen: set[int] = set()
     stack = list(reversed(children.get(None, [])))
@@ -74,8 +103,7 @@ def order_observations(observations: Sequence[ObsT], start_keys: Sequence[int] |
         seen.add(i)
         out.append(i)
         stack.extend(reversed(children.get(ids[i], [])))
-    out.extend(i for i in range(len(observations)) if i not in seen)
-    return [observations[i] for i in out]
+    return out
 
 
 def iso_from_unix_nanos(nanos: int | str | None) -> str | None:
