@@ -174,3 +174,25 @@ def test_local_workers_start_with_what_the_client_imported(client):
 
     assert "cluster_tasks" in sys.modules  # imported by this test module, never by Dask or evalkit
     assert set(client.run(lambda: "cluster_tasks" in sys.modules).values()) == {True}
+
+
+_FORKED_FROM_A_LIGHT_START = """
+import sys
+from evalkit.distributed.cluster import dask_client
+assert "evalkit.flow.graph" not in sys.modules and "evalkit.traces.otel" not in sys.modules  # a light start
+with dask_client(workers=1) as client:
+    print(sorted(set(client.run(lambda: all(m in sys.modules for m in ("evalkit.flow.graph", "evalkit.traces.otel",
+                                                                       "evalkit.checks.run"))).values())))
+"""
+
+
+def test_workers_forked_from_a_light_start_still_have_the_per_trace_packages_loaded():
+    """The facades load their names on first use, so a command starts light; the workers are forked only
+    once every name of the packages per-trace work reads is loaded, or each would load them itself."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _FORKED_FROM_A_LIGHT_START], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[True]"
