@@ -209,10 +209,12 @@ def _prompt(spec: JudgeSpec, trace: Trace, system: dict[str, str], judge: str) -
                           f"input.fields", "input")
     labels = metadata_labels(parts)
     if labels:
+        on_trace = any(hit.startswith(f"{trace.id} ") for hit in labels)
+        fix = ("show only the trace metadata the judge needs, e.g. input.trace: [input, output, metadata.KEY], "
+               "or leave it out" if on_trace else "leave observation metadata out of input.fields")
         raise _spec_error(spec, f"the judge would be shown {', '.join(labels)} (in trace {trace.id}), a label "
-                          f"kept in metadata (a judge shown the answer agrees with it for the wrong reason); show "
-                          f"only the metadata the judge needs, e.g. input.trace: [input, output, metadata.KEY], "
-                          f"or leave metadata out", "input")
+                          f"kept in metadata (a judge shown the answer agrees with it for the wrong reason); {fix}",
+                          "input")
     messages = (system, {"role": "user", "content": "Judge this trace.\n\n" + render_view(parts)})
     pre_verdict = unbound_verdict(spec, trace, bind_terms(spec, trace))
     return JudgePrompt(criterion_id=spec.id, trace_id=trace.id, messages=messages,

@@ -167,6 +167,17 @@ def test_a_label_kept_in_metadata_under_a_usual_name_is_never_shown() -> None:
         build_prompt(spec(input={"trace": ["input", "metadata.label"]}), leasing_trace("t-1", metadata={"label": 1}))
 
 
+def test_a_label_in_an_observation_s_metadata_points_to_input_fields() -> None:
+    labelled = leasing_trace("t-1")
+    labelled.observations[1].metadata = {"ground_truth": "pass"}
+    with pytest.raises(InputError) as info:
+        build_prompt(spec(), labelled)
+    assert "t-1 metadata" not in info.value.message and "m2 metadata.ground_truth" in info.value.message
+    assert "leave observation metadata out of input.fields" in info.value.message
+    chosen = {"fields": ["input", "output"]}
+    assert "ground_truth" not in system_and_user(build_prompt(spec(input=chosen), labelled))[1]
+
+
 def test_one_metadata_field_can_be_shown_alone_and_cited() -> None:
     from evalkit.contracts import CriterionVerdict
     from evalkit.judge import verify_verdict
