@@ -4,7 +4,9 @@ what their general counterparts give, spans the first pass cannot read included.
 import json
 import random
 
-from evalkit.traces import iter_traces
+import pytest
+
+from evalkit.traces import iter_traces, otel_sorted
 from evalkit.traces.otel_ids import _HEX_IDS, is_hex, is_hex_id, plain_span_times, plain_start, plain_time
 from evalkit.traces.otel_sorted import unsorted_reason
 
@@ -78,3 +80,55 @@ def test_plain_span_times_are_plain_start_and_plain_time_together():
             elif (isinstance(start, str) and isinstance(end, str) and len(start) >= 10 and len(end) >= 10
                   and start.isascii() and end.isascii() and first is not None and last is not None):
                 raise AssertionError(f"plain_span_times left {start!r}, {end!r} to the general path")
+
+
+def _exact_reason(path, monkeypatch):
+    """What the first pass says when every line is parsed (the byte scan turned off)."""
+    with monkeypatch.context() as patch:
+        patch.setattr(otel_sorted, "_scanned_id", lambda raw: None)
+        return unsorted_reason(path)
+
+
+_LINK_BACK = {"links": [{"traceId": "0" * 32, "spanId": "7" * 16}]}
+"""A link to a trace written before: a "traceId" key that is not the span's own."""
+
+
+@pytest.mark.parametrize("case", [
+    # one trace a line, compact and spaced, and a line of two traces
+    [[("b", {})], [("c", {})]],
+    [[("b", {}), ("c", {})], [("c", {})]],
+    # going back, within a line and across lines
+    [[("c", {})], [("b", {})]],
+    [[("b", {}), ("a", {})]],
+    # a link back to an earlier trace does not make a sorted file unsorted
+    [[("b", {})], [("c", _LINK_BACK)]],
+    [[("b", _LINK_BACK), ("c", _LINK_BACK)]],
+    # "traceId" as an attribute's key or value, a plain attribute map, and a key spelt with an escape
+    [[("b", {"attributes": [{"key": "traceId", "value": {"stringValue": "0" * 32}}]})], [("c", {})]],
+    [[("b", {"attributes": {"traceId": "f" * 32}})], [("c", {})]],
+    [[("c", {})], [("b", {"\\u0074raceId": "0"})]],
+    # another spelling of the trace id, read only by the full read
+    [[("c", {})], [("b", {"context": {"trace_id": "0" * 32}})]],
+    # ids of other lengths and cases, and not hex
+    [[("B" * 16, {})], [("b" * 16, {})]],
+    [[("b", {})], [("zz", {})]],
+])
+@pytest.mark.parametrize("spaced", [False, True])
+def test_the_byte_scan_says_what_parsing_every_line_says(tmp_path, monkeypatch, case, spaced):
+    lines = []
+    for spans in case:
+        built = [_span(t * 32 if len(t) == 1 else t, f"{len(lines)}{i}".rjust(16, "0"), **extra)
+                 for i, (t, extra) in enumerate(spans)]
+        doc = {"resourceSpans": [{"scopeSpans": [{"spans": built}]}]}
+        text = json.dumps(doc, separators=(", ", ": ") if spaced else (",", ":"))
+        lines.append(text.replace('"\\\\u0074raceId"', '"\\u0074raceId"') + "\n")
+    path = _write(tmp_path, *lines)
+    assert unsorted_reason(path) == _exact_reason(path, monkeypatch)
+
+
+def test_a_link_back_leaves_a_sorted_file_read_one_trace_at_a_time(tmp_path):
+    path = _write(tmp_path, _line(_span("b" * 32, "1" * 16)), _line(_span("c" * 32, "2" * 16, **_LINK_BACK)))
+    first, second = path.read_bytes().splitlines()
+    assert otel_sorted._scanned_id(first) == "b" * 32  # one trace: found without parsing the line
+    assert otel_sorted._scanned_id(second) is None  # two trace ids: the line is parsed
+    assert unsorted_reason(path) is None
