@@ -111,8 +111,8 @@ _SLOW = object()
 # outside a string (orjson makes it a float beyond 64 bits) shows as a space and nineteen zeros.
 _DIGIT_RUNS = bytes(b"0"[0] if chr(c).isdigit() and c < 128 else (c if c == 34 else 32) for c in range(256))
 _LONG_NUMBER = b" " + b"0" * 19
-_SPACED = ((b'": ', b'":'), (b', "', b',"'), (b", {", b",{"), (b", [", b",["))
-"""The spaces Python's ``json.dumps`` writes after separators by default, and orjson does not."""
+_SHORT = 2 * MAX_NESTING + 1
+"""A text no longer than this cannot nest deeper than MAX_NESTING: each level takes two brackets."""
 _COUNTED_BELOW = 2048
 """Texts up to this size have their brackets counted to be written back without the padding."""
 
@@ -125,9 +125,10 @@ def _fast(raw: bytes) -> Any:
     - writing the value back inside _PADDING arrays fails: it nests deeper than MAX_NESTING (a text
       with no more brackets than MAX_NESTING cannot, so it is written back without the padding);
     - the value written back is the text itself (compact JSON as evalkit and most tools write it), or
-      the text once the spaces Python's ``json.dumps`` puts after ``:`` and ``,`` by default are taken
-      out (see ``_SPACED``; a space taken out of a string would change the string, so the two could
-      not match): then nothing was dropped or changed, and the value is kept. Otherwise:
+      is the text but for spaces (as Python's ``json.dumps`` puts after ``:`` and ``,`` by default):
+      then nothing was dropped or changed, and the value is kept. Spaces are all the two may differ
+      by: what orjson loses (a duplicate key's entry, the digits of an integer beyond 64 bits) holds
+      other bytes, so its loss would show. Otherwise:
     - 19 digits or more outside a string: the number may be an integer orjson made a float;
     - duplicate keys: each key of the text is followed by a colon and so is each key of the value;
       every other colon is a literal one inside a string, written as is by orjson. A duplicate key
@@ -141,15 +142,15 @@ def _fast(raw: bytes) -> Any:
     body = raw.rstrip()
     size = len(raw)
     # A text with no more brackets than levels allowed (those in strings count too) cannot nest too
-    # deeply, so the value is written without the padding: cheaper for short texts, and shorter than
-    # MAX_NESTING bytes proves it without counting. A long text is written with the padding without
+    # deeply, so the value is written without the padding: cheaper for short texts, and a text of at
+    # most _SHORT bytes proves it without counting. A long text is written with the padding without
     # counting: the counts would cost more than the padding saves.
-    if size <= MAX_NESTING or (size <= _COUNTED_BELOW and raw.count(b"[") + raw.count(b"{") <= MAX_NESTING):
+    if size <= _SHORT or (size <= _COUNTED_BELOW and raw.count(b"[") + raw.count(b"{") <= MAX_NESTING):
         try:
             written = orjson.dumps(value)
         except TypeError:
             return _SLOW
-        if written == body or (b'": ' in body and _unspaced(body) == written):
+        if written == body or (b" " in body and written.replace(b" ", b"") == body.replace(b" ", b"")):
             return value
     else:
         pad = _padding.inner
@@ -162,10 +163,9 @@ def _fast(raw: bytes) -> Any:
             pad.clear()
         if len(body) == len(written) - 2 * _PADDING and written.startswith(body, _PADDING):
             return value
-        if b'": ' in body:
-            tight = _unspaced(body)
-            if len(tight) == len(written) - 2 * _PADDING and written.startswith(tight, _PADDING):
-                return value
+        if b" " in body and (written[_PADDING:len(written) - _PADDING].replace(b" ", b"")
+                             == body.replace(b" ", b"")):
+            return value
     if b"\\" in raw and b"\\u003" in raw:  # one byte looked for first: most texts have no escape
         return _SLOW
     digits = raw.translate(_DIGIT_RUNS)
@@ -175,13 +175,6 @@ def _fast(raw: bytes) -> Any:
     if written.count(b":") != raw.count(b":"):
         return _SLOW
     return value
-
-
-def _unspaced(body: bytes) -> bytes:
-    """``body`` without the spaces of ``_SPACED``."""
-    for spaced, tight in _SPACED:
-        body = body.replace(spaced, tight)
-    return body
 
 
 def _duplicate_position(text: str) -> int | None:

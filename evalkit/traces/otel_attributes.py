@@ -62,14 +62,18 @@ _INDEXED = ("gen_ai.prompt.", "gen_ai.completion.", "llm.input_messages.", "llm.
 
 def maybe_json(value: Any) -> Any:
     """A JSON string that holds an object or array, parsed; anything else unchanged."""
-    if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
-        try:
-            parsed = loads_strict(value)
-        except StrictJSONError:
-            return value
-        if isinstance(parsed, dict | list):
-            return parsed
-    return value
+    if value.__class__ is not str and not isinstance(value, str):
+        return value
+    head = value[:1]
+    if head != "{" and head != "[" and value.lstrip()[:1] not in _OPENERS:
+        return value
+    try:
+        return loads_strict(value)  # an object or an array, as the text starts with one
+    except StrictJSONError:
+        return value
+
+
+_OPENERS = ("{", "[")
 
 
 def indexed(attrs: dict[str, Any], prefix: str) -> list[Any] | None:

@@ -9,7 +9,8 @@ from evalkit.errors import StrictJSONError
 from evalkit.io.json_values import MAX_NESTING
 from evalkit.io.strict_json import loads_strict
 
-SIZES = [20, MAX_NESTING - 1, MAX_NESTING, MAX_NESTING + 1, 700, 2047, 2048, 2049, 5000]
+SIZES = [20, MAX_NESTING - 1, MAX_NESTING, MAX_NESTING + 1, 2 * MAX_NESTING, 2 * MAX_NESTING + 1,
+         2 * MAX_NESTING + 2, 700, 2047, 2048, 2049, 5000]
 
 
 def _sized(template, size):
@@ -37,6 +38,7 @@ def test_values_kept_and_refused_alike_at_every_size(size, spaced):
 
 @pytest.mark.parametrize("size", [0, 200, 3000])
 def test_nesting_is_refused_past_the_limit_at_every_size(size):
+    # With no padding, the deepest text allowed is 2 * MAX_NESTING + 2 bytes: no shorter text can be too deep.
     pad = "x" * size
     fine = "[" * MAX_NESTING + f'"{pad}"' + "]" * MAX_NESTING
     assert loads_strict(fine) is not None
