@@ -9,7 +9,7 @@ sizes: streaming importers should show the same peak for both. The OTLP file is 
 (one export request per trace, in id order), so the OpenTelemetry importer reads it one trace at a
 time too (see ``evalkit.traces.otel``); an unsorted file is held whole, with a warning.
 
-Run: ``python -m benchmarks.bench_ingest [--scale 1.0] [--formats evalkit langfuse otel] [--repeat 1]``.
+Run: ``python -m benchmarks.bench_ingest [--scale 1.0] [--formats evalkit langfuse otel] [--repeat 3]``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import argparse
 import gc
 import json
 import random
+import statistics
 import tempfile
 import time
 import tracemalloc
@@ -113,15 +114,28 @@ def _consume(path: Path, fmt: str) -> int:
     return sum(len(t.observations) for t in iter_traces(path, fmt))
 
 
-def _timed(fn: Callable[[], int], repeat: int = 1) -> tuple[float, int]:
-    """The best time of ``repeat`` runs (the least disturbed by other work on a shared machine)."""
-    best, n = float("inf"), 0
+def _once(fn: Callable[[], int]) -> tuple[float, int]:
+    gc.collect()
+    start = time.perf_counter()
+    n = fn()
+    return time.perf_counter() - start, n
+
+
+def _paired(reference: Callable[[], int], importer: Callable[[], int],
+            repeat: int) -> tuple[float, float, float, int]:
+    """(best reference time, best importer time, median of the per-pair ratios, observations).
+
+    The two run in turn, reference then importer, ``repeat`` times: on a shared machine whose speed
+    drifts, each pair runs at about the same speed, so the median ratio of the pairs is steadier
+    than the ratio of two best times taken minutes apart."""
+    ref_times, times, ratios, n = [], [], [], 0
     for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        n = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, n
+        ref_s, _ = _once(reference)
+        secs, n = _once(importer)
+        ref_times.append(ref_s)
+        times.append(secs)
+        ratios.append(secs / ref_s)
+    return min(ref_times), min(times), statistics.median(ratios), n
 
 
 def _peak_mib(fn: Callable[[], int]) -> float:
@@ -139,8 +153,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="1.0 = about a million observations over the three files")
     parser.add_argument("--formats", nargs="+", choices=list(GENERATORS), default=list(GENERATORS),
                         help="which importers to measure (default: all)")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="time each importer and its reference this many times, keep the best (default: 1)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="time each importer and its reference this many times, in turn; seconds are the best "
+                             "run, the ratio the median of the pairs (default: 3)")
     args = parser.parse_args(argv)
     per_format = max(100, int(33_400 * args.scale))
     print(f"ingest benchmark: {per_format} traces x {OBS_PER_TRACE} observations per format")
@@ -150,18 +165,19 @@ def main(argv: list[str] | None = None) -> None:
         for fmt in args.formats:
             path = Path(tmp) / f"{fmt}.jsonl"
             write_file(path, fmt, per_format)
-            ref_s, _ = _timed(lambda p=path: _reference(p), args.repeat)
-            secs, n_obs = _timed(lambda p=path, f=fmt: _consume(p, f), args.repeat)
+            ref_s, secs, ratio, n_obs = _paired(lambda p=path: _reference(p), lambda p=path, f=fmt: _consume(p, f),
+                                                args.repeat)
             small, big = Path(tmp) / f"{fmt}-small.jsonl", Path(tmp) / f"{fmt}-big.jsonl"
             write_file(small, fmt, max(50, per_format // 20))
             write_file(big, fmt, max(200, per_format // 5))
             mem_small = _peak_mib(lambda p=small, f=fmt: _consume(p, f))
             mem_big = _peak_mib(lambda p=big, f=fmt: _consume(p, f))
             print(f"{fmt:<10}{n_obs:>10}{secs:>10.2f}{n_obs / secs:>12,.0f}{ref_s:>14.2f}"
-                  f"{secs / ref_s:>8.1f}{mem_small:>16.1f}{mem_big:>13.1f}")
+                  f"{ratio:>8.1f}{mem_small:>16.1f}{mem_big:>13.1f}")
             for p in (path, small, big):
                 p.unlink()
-    print("ratio = importer time / plain json.loads of the same lines (the reference). "
+    print("seconds = the importer's best run; ratio = importer time / plain json.loads of the same lines (the "
+          "reference), the median over runs of each in turn. "
           "Target: native >= 100k obs/s per core, OTLP >= 50k; streaming formats keep the same peak at 4x the file.")
 
 
