@@ -90,3 +90,11 @@ def test_a_trace_without_chat_messages_says_so_and_shows_its_tree(offline_page, 
     assert page.eval_on_selector_all("details.obs", "els => els.length") == 3
     assert page.is_visible('details.obs[data-obs="db"] > summary')
     assert page.page_errors == []
+
+
+def test_a_long_unbroken_step_name_wraps_inside_the_tree(offline_page, tmp_path):
+    # OpenTelemetry span names are often dotted paths with no space to break at.
+    name = "a2a.server.request_handlers.default_request_handler.on_message_send_stream.handle"
+    steps = [Observation(id=f"s{i}", type="SPAN", name=name, start_time=f"2026-01-01T00:00:0{i}Z") for i in range(3)]
+    page = _open(offline_page, tmp_path, [Trace(id="spans", observations=steps), make_trace("t2")])
+    assert page.eval_on_selector(".steps", "e => e.scrollWidth <= e.clientWidth"), "the tree scrolls sideways"
