@@ -8,6 +8,7 @@ model call) is written once; later copies become ``«same as OBS PATH»``, a pla
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,15 +75,25 @@ def _trace_fields(on_disk: dict[str, Any], names: list[str]) -> Any:
             yield name, on_disk[name]
 
 
-LABEL_LIKE = ("label", "labels", "human_label", "gold", "gold_label", "ground_truth", "expected_label",
-              "annotation", "verdict")
-"""Metadata keys that usually hold a person's or another judge's answer, never to be shown to a judge."""
+LABEL_WORDS = frozenset({"label", "labels", "gold", "verdict", "verdicts", "annotation", "annotations"})
+"""Words that, in a metadata key, usually mean it holds a person's or another judge's answer (``label``,
+``true_label``, ``predicted_label``, ``llm_judge_label``, ``goldAnswer``...): never shown to a judge. A key
+with ``ground_truth`` (or ``groundTruth``) in it counts too."""
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_NOT_A_WORD = re.compile(r"[^a-z0-9]+")
+
+
+def is_label_like(key: Any) -> bool:
+    """True for a metadata key that names a label (see :data:`LABEL_WORDS`): its words split at ``_``,
+    ``-``, ``.``, spaces and camelCase humps, case ignored."""
+    words = _NOT_A_WORD.split(_CAMEL_HUMP.sub("_", str(key)).lower())
+    return not LABEL_WORDS.isdisjoint(words) or "ground_truth" in "_".join(words) or "groundtruth" in words
 
 
 def metadata_labels(parts: list[ViewPart]) -> list[str]:
-    """Where a trace's or observation's metadata shown in the view holds a label-like key (:data:`LABEL_LIKE`,
-    ignoring case, ``-`` as ``_``): a dataset keeps its ground truth there, and a judge shown it agrees with
-    the labels for the wrong reason.
+    """Where a trace's or observation's metadata shown in the view holds a label-like key
+    (:func:`is_label_like`): a dataset keeps its ground truth there, and a judge shown it agrees with the
+    labels for the wrong reason.
 
     Returns:
         ``OBS PATH`` of each occurrence, in view order.
@@ -91,8 +102,8 @@ def metadata_labels(parts: list[ViewPart]) -> list[str]:
     for part in parts:
         for field, value in part.fields:
             if field == "metadata" and isinstance(value, dict):
-                hits += [f"{part.obs} metadata.{key}" for key in value if _key(key) in LABEL_LIKE]
-            elif field.startswith("metadata.") and _key(field[len("metadata."):]) in LABEL_LIKE:
+                hits += [f"{part.obs} metadata.{key}" for key in value if is_label_like(key)]
+            elif field.startswith("metadata.") and is_label_like(field[len("metadata."):]):
                 hits.append(f"{part.obs} {field}")
     return hits
 

@@ -235,3 +235,17 @@ def test_the_judge_digest_is_one_per_judge_while_the_prompt_digest_follows_the_t
     assert a.digest != b.digest and a.judge_digest == b.judge_digest and a.judge_digest.startswith("sha256:")
     reworded = build_prompts(spec(fail="It answers without grounding in the policy at all."), [TRACE])[0]
     assert reworded.judge_digest != a.judge_digest
+
+
+@pytest.mark.parametrize("key", ["true_label", "predicted_label", "llm_judge_label", "human_label_pass", "trueLabel",
+                                 "Gold", "groundTruth", "ground-truth-answer", "annotations", "judge.verdict"])
+def test_a_label_is_known_by_its_words_as_real_evaluation_sets_name_it(key) -> None:
+    """hw3's predictions keep ``true_label`` and ``predicted_label``, its judge runs ``llm_judge_label``."""
+    with pytest.raises(InputError, match=f"t-1 metadata.{key} "):
+        build_prompt(spec(), leasing_trace("t-1", metadata={key: "PASS", "community": "Oak Park"}))
+
+
+@pytest.mark.parametrize("key", ["labeled", "dietary_restriction", "reasoning", "success", "labyrinth", "golden_hour"])
+def test_keys_that_only_look_like_labels_are_shown(key) -> None:
+    _, user = system_and_user(build_prompt(spec(), leasing_trace("t-1", metadata={key: "x"})))
+    assert key in user
