@@ -22,7 +22,7 @@ from evalkit.errors import InputError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.grounding import bind_terms, resolve_ref, unbound_verdict
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA
-from evalkit.judge.render import fields_named, metadata_labels, render_view, trace_view
+from evalkit.judge.render import fields_named, metadata_labels, metadata_rationales, render_view, trace_view
 
 COMPONENTS: tuple[str, ...] = (
     "## 1. Task and criterion",
@@ -200,6 +200,13 @@ def build_prompts(spec: JudgeSpec, traces: Iterable[Trace], *, labels: Iterable[
     return [_prompt(spec, trace, system, judge) for trace in traces]
 
 
+def _metadata_fix(trace: Trace, hits: list[str]) -> str:
+    """How to keep metadata ``hits`` (``OBS PATH``) from the judge: on the trace, or on observations."""
+    if any(hit.startswith(f"{trace.id} ") for hit in hits):
+        return "show only the trace metadata the judge needs, e.g. input.trace: [input, output, metadata.KEY], or leave it out"
+    return "leave observation metadata out of input.fields"
+
+
 def _prompt(spec: JudgeSpec, trace: Trace, system: dict[str, str], judge: str) -> JudgePrompt:
     parts = trace_view(trace, spec.input)
     leaks = fields_named(parts, spec.id)
@@ -209,12 +216,15 @@ def _prompt(spec: JudgeSpec, trace: Trace, system: dict[str, str], judge: str) -
                           f"input.fields", "input")
     labels = metadata_labels(parts)
     if labels:
-        on_trace = any(hit.startswith(f"{trace.id} ") for hit in labels)
-        fix = ("show only the trace metadata the judge needs, e.g. input.trace: [input, output, metadata.KEY], "
-               "or leave it out" if on_trace else "leave observation metadata out of input.fields")
         raise _spec_error(spec, f"the judge would be shown {', '.join(labels)} (in trace {trace.id}), a label "
-                          f"kept in metadata (a judge shown the answer agrees with it for the wrong reason); {fix}",
-                          "input")
+                          f"kept in metadata (a judge shown the answer agrees with it for the wrong reason); "
+                          f"{_metadata_fix(trace, labels)}", "input")
+    reasons = metadata_rationales(parts)
+    if reasons:
+        raise _spec_error(spec, f"the judge would be shown {', '.join(reasons)} (in trace {trace.id}) with the "
+                          f"whole metadata: reasons or notes kept there are most often a person's or another "
+                          f"judge's reasons for a label; {_metadata_fix(trace, reasons)} (a field the spec names, "
+                          f"metadata.KEY, is shown as chosen)", "input")
     messages = (system, {"role": "user", "content": "Judge this trace.\n\n" + render_view(parts)})
     pre_verdict = unbound_verdict(spec, trace, bind_terms(spec, trace))
     return JudgePrompt(criterion_id=spec.id, trace_id=trace.id, messages=messages,

@@ -83,11 +83,28 @@ _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_A_WORD = re.compile(r"[^a-z0-9]+")
 
 
+def _words(key: Any) -> list[str]:
+    """A key's words, split at ``_``, ``-``, ``.``, spaces and camelCase humps, case ignored."""
+    return _NOT_A_WORD.split(_CAMEL_HUMP.sub("_", str(key)).lower())
+
+
 def is_label_like(key: Any) -> bool:
-    """True for a metadata key that names a label (see :data:`LABEL_WORDS`): its words split at ``_``,
-    ``-``, ``.``, spaces and camelCase humps, case ignored."""
-    words = _NOT_A_WORD.split(_CAMEL_HUMP.sub("_", str(key)).lower())
+    """True for a metadata key that names a label (see :data:`LABEL_WORDS`)."""
+    words = _words(key)
     return not LABEL_WORDS.isdisjoint(words) or "ground_truth" in "_".join(words) or "groundtruth" in words
+
+
+RATIONALE_WORDS = frozenset({"rationale", "rationales", "critique", "critiques", "explanation", "feedback"})
+RATIONALE_KEYS = frozenset({"reasoning", "reason", "reasons", "notes", "note", "comment", "comments"})
+"""A metadata key with one of ``RATIONALE_WORDS`` in it, or that is one of ``RATIONALE_KEYS``, usually holds
+a person's or another judge's reasons (hw3's ``reasoning``, the leasing set's ``Notes`` with its axial
+code and ``substantiation_rationale``): shown to a judge only when the spec names it."""
+
+
+def is_rationale_like(key: Any) -> bool:
+    """True for a metadata key that names reasons or notes (see :data:`RATIONALE_KEYS`)."""
+    words = _words(key)
+    return not RATIONALE_WORDS.isdisjoint(words) or "_".join(words).strip("_") in RATIONALE_KEYS
 
 
 def metadata_labels(parts: list[ViewPart]) -> list[str]:
@@ -106,6 +123,17 @@ def metadata_labels(parts: list[ViewPart]) -> list[str]:
             elif field.startswith("metadata.") and is_label_like(field[len("metadata."):]):
                 hits.append(f"{part.obs} {field}")
     return hits
+
+
+def metadata_rationales(parts: list[ViewPart]) -> list[str]:
+    """Where a whole metadata shown in the view holds reasons or notes (:func:`is_rationale_like`). A field
+    the spec names (``metadata.reasoning``) is not listed: the spec chose to show it.
+
+    Returns:
+        ``OBS PATH`` of each occurrence, in view order.
+    """
+    return [f"{part.obs} metadata.{key}" for part in parts for field, value in part.fields
+            if field == "metadata" and isinstance(value, dict) for key in value if is_rationale_like(key)]
 
 
 def _key(key: Any) -> str:

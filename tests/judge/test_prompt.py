@@ -245,7 +245,34 @@ def test_a_label_is_known_by_its_words_as_real_evaluation_sets_name_it(key) -> N
         build_prompt(spec(), leasing_trace("t-1", metadata={key: "PASS", "community": "Oak Park"}))
 
 
-@pytest.mark.parametrize("key", ["labeled", "dietary_restriction", "reasoning", "success", "labyrinth", "golden_hour"])
+@pytest.mark.parametrize("key", ["labeled", "dietary_restriction", "success", "labyrinth", "golden_hour"])
 def test_keys_that_only_look_like_labels_are_shown(key) -> None:
     _, user = system_and_user(build_prompt(spec(), leasing_trace("t-1", metadata={key: "x"})))
     assert key in user
+
+
+def test_reasons_and_notes_in_the_whole_metadata_are_shown_only_when_named() -> None:
+    """The leasing set keeps the reviewer's Notes (with the axial code) and rationale beside each trace."""
+    notes = {"Notes": "Did not invoke tool. Axial code: Did not invoke tool", "substantiation_rationale": "...",
+             "community": "Oak Park"}
+    with pytest.raises(InputError) as info:
+        build_prompt(spec(), leasing_trace("t-1", metadata=notes))  # the default selection shows the whole metadata
+    message = info.value.message
+    assert "t-1 metadata.Notes, t-1 metadata.substantiation_rationale" in message and "reasons or notes" in message
+    assert "metadata.KEY" in message and info.value.path == "input"
+    # Named in the spec, a field is shown as chosen.
+    _, user = system_and_user(build_prompt(spec(input={"trace": ["input", "metadata.Notes"]}),
+                                           leasing_trace("t-1", metadata=notes)))
+    assert "Axial code" in user and "substantiation_rationale" not in user
+
+
+@pytest.mark.parametrize(("key", "held"), [("reasoning", True), ("reason", True), ("llm_feedback", True),
+                                           ("critique", True), ("reasoning_effort", False), ("notebook", False),
+                                           ("reasonable_default", False)])
+def test_which_keys_count_as_reasons(key, held) -> None:
+    trace = leasing_trace("t-1", metadata={key: "x"})
+    if held:
+        with pytest.raises(InputError, match=f"t-1 metadata.{key} "):
+            build_prompt(spec(), trace)
+    else:
+        assert key in system_and_user(build_prompt(spec(), trace))[1]
