@@ -203,7 +203,8 @@ def build_prompts(spec: JudgeSpec, traces: Iterable[Trace], *, labels: Iterable[
 def _metadata_fix(trace: Trace, hits: list[str]) -> str:
     """How to keep metadata ``hits`` (``OBS PATH``) from the judge: on the trace, or on observations."""
     if any(hit.startswith(f"{trace.id} ") for hit in hits):
-        return "show only the trace metadata the judge needs, e.g. input.trace: [input, output, metadata.KEY], or leave it out"
+        return ("show only the trace metadata the judge needs, e.g. input.trace: [input, output, metadata.KEY], "
+                "or leave it out")
     return "leave observation metadata out of input.fields"
 
 
@@ -221,10 +222,10 @@ def _prompt(spec: JudgeSpec, trace: Trace, system: dict[str, str], judge: str) -
                           f"{_metadata_fix(trace, labels)}", "input")
     reasons = metadata_rationales(parts)
     if reasons:
-        raise _spec_error(spec, f"the judge would be shown {', '.join(reasons)} (in trace {trace.id}) with the "
-                          f"whole metadata: reasons or notes kept there are most often a person's or another "
-                          f"judge's reasons for a label; {_metadata_fix(trace, reasons)} (a field the spec names, "
-                          f"metadata.KEY, is shown as chosen)", "input")
+        raise _spec_error(spec, f"the judge would be shown {', '.join(reasons)} (in trace {trace.id}) with "
+                          f"the whole metadata: reasons or notes kept there are most often a person's or "
+                          f"another judge's reasons for a label; {_metadata_fix(trace, reasons)} (a field the "
+                          f"spec names, metadata.KEY, is shown as chosen)", "input")
     messages = (system, {"role": "user", "content": "Judge this trace.\n\n" + render_view(parts)})
     pre_verdict = unbound_verdict(spec, trace, bind_terms(spec, trace))
     return JudgePrompt(criterion_id=spec.id, trace_id=trace.id, messages=messages,

@@ -107,7 +107,8 @@ def _scanned_id(raw: bytes) -> str | None:
     # Every "trace" of the line must begin a "traceId" key holding this id, spelt the same way: so no
     # other spelling of a trace id (each holds "trace"), and no span of another trace. Counted in C:
     # "trace" is in each whole entry, so equal counts pair each "trace" with an entry.
-    if end > start and not raw[start:end].strip(_HEX_BYTES) and raw.count(raw[first:end + 1]) == raw.count(b"trace"):
+    if (end > start and not raw[start:end].strip(_HEX_BYTES)
+            and raw.count(raw[first:end + 1]) == raw.count(b"trace")):
         return raw[start:end].decode("ascii")
     return None
 
