@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalkit.cli.parsers import add_command_group, add_trace_format_option
+from evalkit.cli.words import plural
 from evalkit.errors import InputError
 
 if TYPE_CHECKING:
@@ -87,14 +88,16 @@ def _cmd_import(args: argparse.Namespace) -> int:
             raise _EmptySources
 
     writer = write_parquet if out.suffix.lower() == ".parquet" else write_jsonl
+    partitions: dict[str | None, int] = {}
     if args.partition_by is not None:
         def writer(traces, out):
-            return write_dataset(traces, out, args.partition_by, overwrite=args.overwrite)
+            return write_dataset(traces, out, args.partition_by, overwrite=args.overwrite,
+                                 partitions=partitions)
     try:
         with terminate_as_exit():
             count = writer(traces(), out)
     except _EmptySources:
-        _print_report(args, report, None)
+        _print_report(args, report, None, {})
         print(f"warning: {', '.join(report.empty_files)}: empty file, no trace records; nothing written "
               "(pass --allow-empty to accept empty sources)", file=sys.stderr)
         return 1
@@ -109,23 +112,45 @@ def _cmd_import(args: argparse.Namespace) -> int:
         # never skipped.
         quarantine.unlink()
         print(f"removed {quarantine} from an earlier import: this import skipped nothing", file=sys.stderr)
-    _print_report(args, report, (count, out))
+    _print_report(args, report, (count, out), partitions)
     return 0
 
 
-def _print_report(args: argparse.Namespace, report: ImportReport, written: tuple[int, Path] | None) -> None:
+def _print_report(args: argparse.Namespace, report: ImportReport, written: tuple[int, Path] | None,
+                  partitions: dict[str | None, int]) -> None:
     from evalkit.io.canonical import canonical_dumps
+    from evalkit.traces.parquet import DAY, NULL_PARTITION, partition_key
 
     if args.json:
         obj = report.to_json_obj()
         obj["out"] = None if written is None else str(written[1])
+        if args.partition_by is not None and written is not None:
+            obj["partitions"] = [{"value": v, "traces": n} for v, n in sorted(partitions.items(), key=_by_value)]
         sys.stdout.write(canonical_dumps(obj))
         return
     if written is not None:
         count, out = written
-        print(f"imported {count} trace{'s' if count != 1 else ''} into {out}")
+        print(f"imported {plural(count, 'trace')} into {out}", end="")
+        if args.partition_by is None:
+            print()
+        else:
+            key = partition_key(args.partition_by)
+            print(f", in {plural(len(partitions), 'partition')}:")
+            rows = [(f"{key}={NULL_PARTITION if v is None else v}", n, v is None)
+                    for v, n in sorted(partitions.items(), key=_by_value)]
+            width = max(len(label) for label, _, _ in rows)
+            digits = max(len(str(n)) for _, n, _ in rows)
+            why = "no observation has a start time" if key == DAY else f"no metadata.{key}, or null"
+            for label, n, missing in rows:
+                print(f"  {label:<{width}}  {n:>{digits}} trace{'' if n == 1 else 's'}"
+                      + (f" ({why})" if missing else ""))
     for line in report.render():
         print(line)
+
+
+def _by_value(item: tuple[str | None, int]) -> tuple[bool, str]:
+    """Partition values in order, the traces without one last."""
+    return item[0] is None, item[0] or ""
 
 
 def _print_stats(stats: dict) -> None:

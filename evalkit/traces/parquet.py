@@ -154,10 +154,10 @@ def write_partition_file(rows: pl.DataFrame, path: Path) -> None:
 
 
 def _write_batch(table: pl.DataFrame, folder: Path, key: str, batch: int,
-                 partitions: set[str | None]) -> None:
-    """Write one file per partition value of a batch, each atomically."""
+                 partitions: dict[str | None, int]) -> None:
+    """Write one file per partition value of a batch, each atomically; count its traces in ``partitions``."""
     for (value,), rows in table.group_by("_partition", maintain_order=True):
-        partitions.add(value)
+        partitions[value] = partitions.get(value, 0) + rows["trace_id"].n_unique()
         if len(partitions) > MAX_PARTITIONS:
             raise InputError(f"more than {MAX_PARTITIONS} values of {key!r}: too many folders; partition by "
                              "a coarser field (or by day)", path="partition_by")
@@ -182,7 +182,7 @@ def _check_replaceable(out: Path, overwrite: bool) -> None:
 
 def write_dataset(traces: Iterable[Trace], out: str | os.PathLike[str], partition_by: str = DAY, *,
                   overwrite: bool = False, batch_observations: int = BATCH_OBSERVATIONS,
-                  batch_bytes: int = BATCH_BYTES) -> int:
+                  batch_bytes: int = BATCH_BYTES, partitions: dict[str | None, int] | None = None) -> int:
     """Write traces as a partitioned Parquet dataset, batch by batch; returns how many were written.
 
     The dataset is built in a hidden folder beside ``out`` (each file written atomically) and moved
@@ -195,6 +195,8 @@ def write_dataset(traces: Iterable[Trace], out: str | os.PathLike[str], partitio
         overwrite: replace the dataset already in ``out`` (refused when ``out`` holds anything else).
         batch_observations: observations per batch (bounds memory; more batches mean more files).
         batch_bytes: characters of payload text per batch (the bound for long-context traces).
+        partitions: filled, when given, with the number of traces of each partition value (None for
+            the traces without one, in the :data:`NULL_PARTITION` folder), in the order written.
 
     Raises:
         InputError: ``out`` is a file or holds other files, a bad partition field, too many
@@ -209,7 +211,8 @@ def write_dataset(traces: Iterable[Trace], out: str | os.PathLike[str], partitio
     shutil.rmtree(stage, ignore_errors=True)
     stage.mkdir(parents=True)
     count = batch_no = 0
-    partitions: set[str | None] = set()
+    partitions = {} if partitions is None else partitions
+    partitions.clear()
     batch = _Batch(key)
     try:
         for trace in traces:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import polars as pl
@@ -39,6 +40,26 @@ def test_a_dataset_by_day_keeps_every_trace_and_its_statistics(tmp_path):
     assert back == {t.id: t for t in traces}  # payloads, absent fields and empty traces survive
 
 
+def _day(trace) -> str | None:
+    starts = [datetime.fromisoformat(o.start_time).astimezone(UTC) for o in trace.observations
+              if o.start_time is not None]
+    return min(starts).strftime("%Y-%m-%d") if starts else None
+
+
+def test_the_traces_of_each_partition_are_counted_across_batches(tmp_path):
+    traces = varied_traces()
+    counts: dict[str | None, int] = {"stale": 1}
+    write_dataset(traces, tmp_path / "ds", "day", batch_observations=40, partitions=counts)
+    expected: dict[str | None, int] = {}
+    for t in traces:
+        expected[_day(t)] = expected.get(_day(t), 0) + 1
+    assert counts == expected and None in counts  # some traces have no time at all
+    by_intent: dict[str | None, int] = {}
+    write_dataset(traces, tmp_path / "by-intent", "intent", batch_observations=25, partitions=by_intent)
+    assert by_intent == {v: sum((t.metadata or {}).get("intent") == v for t in traces) for v in by_intent}
+    assert sum(by_intent.values()) == len(traces)
+
+
 def test_the_lazy_frame_is_to_frame_with_the_partition_column(tmp_path):
     traces = varied_traces()
     write_dataset(traces, tmp_path / "ds", "intent", batch_observations=25)
@@ -68,7 +89,19 @@ def test_import_cli_writes_a_dataset_and_stats_reads_it(tmp_path, capsys):
     write_jsonl(traces, src)
     out = tmp_path / "by-day"
     assert main(["traces", "import", str(src), "--partition-by", "day", "--out", str(out)]) == 0
-    assert f"imported {len(traces)} traces into {out}" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"imported {len(traces)} traces into {out}, in 4 partitions:" in printed
+    days = [_day(t) for t in traces]
+    lines = printed.splitlines()[1:5]  # each partition with its traces, the one without a day last
+    for line, day in zip(lines, sorted({d for d in days if d}), strict=False):
+        assert line.split() == [f"day={day}", str(days.count(day)), "traces" if days.count(day) > 1 else "trace"]
+    assert lines[3].split()[:2] == ["day=__HIVE_DEFAULT_PARTITION__", str(days.count(None))]
+    assert lines[3].endswith("(no observation has a start time)")
+    assert main(["traces", "import", str(src), "--partition-by", "intent", "--out", str(tmp_path / "i"),
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["partitions"][-1]["value"] is None  # the traces without an intent, last
+    assert sum(p["traces"] for p in report["partitions"]) == report["traces"] == len(traces)
     assert main(["traces", "stats", str(out), "--json"]) == 0
     from_dataset = json.loads(capsys.readouterr().out)
     assert main(["traces", "stats", str(src), "--json"]) == 0
