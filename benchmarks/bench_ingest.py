@@ -7,9 +7,12 @@ in the same process: plain ``json.loads`` of every line of the same file, the le
 must do. Peak memory is measured separately (tracemalloc slows the code it watches) at two file
 sizes: streaming importers should show the same peak for both. The OTLP file is sorted by trace id
 (one export request per trace, in id order), so the OpenTelemetry importer reads it one trace at a
-time too (see ``evalkit.traces.otel``); an unsorted file is held whole, with a warning.
+time too (see ``evalkit.traces.otel``). ``otel-collector`` is the same spans shuffled into lines of 50
+spans of many traces, as a collector's file exporter writes them: not sorted, so the importer sorts
+them on disk (``evalkit.traces.otel_spill``; forced here at any size, as for files of 64 MB or more).
 
-Run: ``python -m benchmarks.bench_ingest [--scale 1.0] [--formats evalkit langfuse otel] [--repeat 3]``.
+Run: ``python -m benchmarks.bench_ingest [--scale 1.0] [--formats evalkit langfuse otel otel-collector]
+[--repeat 3]``.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
-from evalkit.traces import iter_traces
+from evalkit.traces import iter_traces, otel_spill
 
 OBS_PER_TRACE = 10
 
@@ -91,14 +94,37 @@ def _otlp_request(rng: random.Random, t: int) -> dict:
 GENERATORS: dict[str, Callable[[random.Random, int], dict]] = {
     "evalkit": _native_trace, "langfuse": _langfuse_trace, "otel": _otlp_request,
 }
+FORMATS = [*GENERATORS, "otel-collector"]
+"""What is measured: each generator's file, and the OTLP spans in collector order (sorted on disk)."""
+
+
+COLLECTOR_BATCH = 50
+"""Spans per line of the collector-order OTLP file."""
 
 
 def write_file(path: Path, fmt: str, n_traces: int, seed: int = 0) -> None:
     rng = random.Random(seed)
+    if fmt == "otel-collector":
+        _write_collector_file(path, rng, n_traces)
+        return
     gen = GENERATORS[fmt]
     with path.open("w") as fh:
         for t in range(n_traces):
             fh.write(json.dumps(gen(rng, t), separators=(",", ":")) + "\n")
+
+
+def _write_collector_file(path: Path, rng: random.Random, n_traces: int) -> None:
+    """The OTLP file's spans shuffled into lines of ``COLLECTOR_BATCH`` spans of many traces, as a
+    collector's file exporter writes them: not sorted by trace id."""
+    spans = [span for t in range(n_traces)
+             for span in _otlp_request(rng, t)["resourceSpans"][0]["scopeSpans"][0]["spans"]]
+    rng.shuffle(spans)
+    with path.open("w") as fh:
+        for i in range(0, len(spans), COLLECTOR_BATCH):
+            request = {"resourceSpans": [{"resource": {"attributes": [
+                {"key": "service.name", "value": {"stringValue": "bench"}}]},
+                "scopeSpans": [{"scope": {"name": "bench"}, "spans": spans[i:i + COLLECTOR_BATCH]}]}]}
+            fh.write(json.dumps(request, separators=(",", ":")) + "\n")
 
 
 def _reference(path: Path) -> int:
@@ -111,6 +137,12 @@ def _reference(path: Path) -> int:
 
 
 def _consume(path: Path, fmt: str) -> int:
+    if fmt == "otel-collector":  # sorted on disk at any size, as files of SPILL_BYTES or more are
+        spill_bytes, otel_spill.SPILL_BYTES = otel_spill.SPILL_BYTES, 0
+        try:
+            return sum(len(t.observations) for t in iter_traces(path, "otel"))
+        finally:
+            otel_spill.SPILL_BYTES = spill_bytes
     return sum(len(t.observations) for t in iter_traces(path, fmt))
 
 
@@ -151,7 +183,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0,
                         help="1.0 = about a million observations over the three files")
-    parser.add_argument("--formats", nargs="+", choices=list(GENERATORS), default=list(GENERATORS),
+    parser.add_argument("--formats", nargs="+", choices=FORMATS, default=FORMATS,
                         help="which importers to measure (default: all)")
     parser.add_argument("--repeat", type=int, default=3,
                         help="time each importer and its reference this many times, in turn; seconds are the best "

@@ -1,7 +1,7 @@
 """Where a judge run keeps its finished items, how it writes them out, sorted, at the end, and its summary.
 
 Finished items are kept as they complete (in any order) in an external sort
-(:class:`~evalkit.judge.spill.SortedSpill`: sorted runs spilled to a temporary file), so a run of any size
+(:class:`~evalkit.io.sorted_spill.SortedSpill`: sorted runs spilled to a temporary file), so a run of any size
 holds only a bounded number of rows in memory; at the end they are merged by (criterion, trace, repeat)
 and streamed into the output files, each written atomically. The same
 inputs therefore give byte-identical files whatever order the calls finished in.
@@ -31,7 +31,7 @@ import orjson
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_writers
 from evalkit.io.canonical import SMALL_FLOAT_MARKERS, canonical_line, compact_json
-from evalkit.judge.spill import SortedSpill
+from evalkit.io.sorted_spill import SortedSpill
 
 _RESUMABLE = """
 CREATE TABLE resumable (c TEXT, t TEXT, r INTEGER, digest TEXT, result TEXT, verdict TEXT, run TEXT,
@@ -56,7 +56,7 @@ class FinishedItems:
     """The run's finished (criterion, trace, repeat) items, spilled to disk sorted until written out.
 
     Records of an interrupted run's journal wait in a temporary SQLite table until their item comes up
-    (:meth:`take_resumable`); finished items go to a :class:`~evalkit.judge.spill.SortedSpill`.
+    (:meth:`take_resumable`); finished items go to a :class:`~evalkit.io.sorted_spill.SortedSpill`.
     """
 
     def __init__(self, *, run_rows: int = 4096) -> None:

@@ -16,12 +16,14 @@ Memory: a JSONL file sorted by trace id (every span's trace id no smaller than t
 as when each line holds the spans of one trace and the lines are in trace id order) is read one
 trace at a time: a trace is complete, and handed on, once a span of the next trace id starts, so
 memory holds one trace whatever the file's size. A first light pass over the file (ids only) tells
-whether it is sorted (see ``evalkit.traces.otel_sorted``). When it is not, every trace is held in
-memory until the end of the file, as spans of a trace may come at any point, and the import report
-warns, counting the traces held. Vercel AI SDK spans without a parent id (see
-``evalkit.traces.vercel_ai``) may join a trace written anywhere in the file, so from the first such
-span on the rest of the file is held too, with a warning counting those traces. A JSON document
-(not JSONL) is in memory whole anyway, and is grouped the same way without a warning.
+whether it is sorted (see ``evalkit.traces.otel_sorted``). When it is not, as a collector's file
+exporter writes them, spans of a trace may come at any point, and the import report warns: a file of
+``otel_spill.SPILL_BYTES`` or more is sorted by trace id on disk and read back one trace at a time (see
+``evalkit.traces.otel_spill``); a smaller one is held in memory until the end of the file. Vercel AI SDK
+spans without a parent id (see ``evalkit.traces.vercel_ai``) may join a trace written anywhere in the
+file, so from the first such span on the rest of the file is held in memory, with a warning counting
+those traces. A JSON document (not JSONL) is in memory whole anyway, and is grouped the same way
+without a warning.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from evalkit.traces.otel_ids import LossyNumber
 from evalkit.traces.otel_observation import PlainSpan, built, observation_of
 from evalkit.traces.otel_sorted import unsorted_reason
 from evalkit.traces.otel_spans import Span, is_span, join_path, spans_of
+from evalkit.traces.otel_spill import SpanSpill, spills
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
 from evalkit.traces.tree import order_observations, start_key
@@ -123,14 +126,23 @@ class _Grouping:
         self.sorted_file = jsonl and unsorted is None
         self.unsorted = unsorted if jsonl else None
         self.streaming = self.sorted_file
+        self.spill = SpanSpill(file) if jsonl and spills(file, unsorted) else None
+        """A large unsorted file's spans, set aside on disk until its end (see ``otel_spill``)."""
         self.traces: dict[str, dict[str, Span]] = {}
         self.last: str | None = None
         self.held_from: SourceValue | None = None
         """Where a sorted file began to be held whole (its first Vercel span without a parent)."""
+        self.unspilled_at: SourceValue | None = None
+        """Where a file grouped on disk went on in memory (its first Vercel span without a parent)."""
 
     def add(self, span: Span) -> Trace | None:
         """Take one span; return the trace it completes (the previous one, when it starts a new trace)."""
         trace_id, done = span.trace_id, None
+        if self.spill is not None:
+            if not _orphan(span):
+                self.spill.add(span)
+                return None
+            self._unspill(span)
         if self.sorted_file and trace_id != self.last:
             if self.last is not None and trace_id < self.last:
                 raise span.sv.error(f"trace {trace_id!r} comes after trace {self.last!r}, yet a first read "
@@ -138,31 +150,37 @@ class _Grouping:
             if self.streaming and self.last is not None:
                 done = _trace(self.last, self.traces.pop(self.last), None)
             self.last = trace_id
-        spans = self.traces.get(trace_id)
-        if spans is None:
-            spans = self.traces[trace_id] = {}
-        span_id = span.id
-        seen = spans.get(span_id)
-        if seen is not None:
-            if seen.raw == span.raw:
-                return done
-            raise span.sv.error(f"span id {span_id!r} used twice in trace {trace_id!r}",
-                                join_path(span.path, span.id_key))
-        spans[span_id] = span
+        _put(self.traces, span)
         if self.streaming and span.parent_id is None and _orphan(span):
             self.streaming, self.held_from = False, span.sv
         return done
 
+    def _unspill(self, span: Span) -> None:
+        """Go on in memory from a Vercel AI SDK span without a parent id on: it may join any trace."""
+        assert self.spill is not None
+        spill, self.spill = self.spill, None
+        try:
+            for earlier in spill.in_file_order():
+                _put(self.traces, earlier)
+        finally:
+            spill.close()
+        self.unspilled_at = span.sv
+
     def finish(self) -> Iterator[Trace]:
         """The traces still held, sorted by id, once Vercel spans without parents have been joined."""
+        if self.spill is not None:
+            yield from self._from_disk()
+            return
         if self.streaming:
             if self.last is not None:
                 yield _trace(self.last, self.traces.pop(self.last), None)
             return
         if self.unsorted is not None:
+            why = ("(a file sorted by trace id is read one trace at a time)" if self.unspilled_at is None else
+                   f"and not grouped on disk: a Vercel AI SDK span without a parent id ({self.unspilled_at.where}) "
+                   "may join a trace anywhere in the file")
             self.report.warn(f"{self.file} {self.unsorted}: the spans of {_traces(len(self.traces))} were "
-                             "held in memory until the end of the file (a file sorted by trace id is read one "
-                             "trace at a time)")
+                             f"held in memory until the end of the file {why}")
         elif self.held_from is not None:
             self.report.warn(f"{self.held_from.where}: from this Vercel AI SDK span without a parent id on, "
                              f"{_traces(len(self.traces))} were held in memory until the end of the file, "
@@ -171,12 +189,47 @@ class _Grouping:
         for trace_id in sorted(self.traces):
             yield _trace(trace_id, self.traces[trace_id], joined.get(trace_id))
 
+    def close(self) -> None:
+        """Remove what was set aside on disk, if anything (at the end, on error, or when left unread)."""
+        if self.spill is not None:
+            self.spill.close()
+
+    def _from_disk(self) -> Iterator[Trace]:
+        """The traces of a file grouped on disk, one at a time, in trace id order."""
+        assert self.spill is not None
+        count = 0
+        for trace_id, spans in self.spill.traces():
+            grouped: dict[str, dict[str, Span]] = {}
+            for span in spans:
+                _put(grouped, span)
+            count += 1
+            yield _trace(trace_id, grouped[trace_id], None)
+        self.report.warn(f"{self.file} {self.unsorted}: the spans of {_traces(count)} were sorted by trace id "
+                         "in a temporary file and read back one trace at a time (a file sorted by trace id "
+                         "needs no temporary file)")
+
+
+def _put(traces: dict[str, dict[str, Span]], span: Span) -> None:
+    """Add a span to its trace; a span id seen before in the trace is refused unless the span is the same."""
+    spans = traces.get(span.trace_id)
+    if spans is None:
+        spans = traces[span.trace_id] = {}
+    span_id = span.id
+    seen = spans.get(span_id)
+    if seen is not None:
+        if seen.raw == span.raw:
+            return
+        raise span.sv.error(f"span id {span_id!r} used twice in trace {span.trace_id!r}",
+                            join_path(span.path, span.id_key))
+    spans[span_id] = span
+
 
 def read_otel(values: Iterable[SourceValue], context: ImportContext | None = None) -> Iterator[Trace]:
     """Read every value, group spans by trace id, and yield one Trace per trace id, sorted by id.
 
-    A JSONL file sorted by trace id is read one trace at a time; any other input is held until its
-    end (see the module docstring for when, and the warning the import report then gives).
+    A JSONL file sorted by trace id is read one trace at a time; a large unsorted one is sorted on disk
+    first, and any other input is held until its end (see the module docstring for when, and the
+    warning the import report then gives).
     Vercel AI SDK spans that lost their parent ids are joined to their wrappers first (see
     ``evalkit.traces.vercel_ai``); each join is counted in ``context.report``.
 
@@ -191,14 +244,17 @@ def read_otel(values: Iterable[SourceValue], context: ImportContext | None = Non
     unsorted = unsorted_reason(first.file) if first.line is not None else None
     grouping = _Grouping(context.report if context is not None else ImportReport(), first.file,
                          first.line is not None, unsorted)
-    for sv in itertools.chain([first], values):
-        try:
-            with paused_gc():
-                spans_of_value = list(spans_of(sv))
-        except LossyNumber as exc:
-            raise sv.error(exc.message, exc.path) from None
-        for span in spans_of_value:
-            done = grouping.add(span)
-            if done is not None:
-                yield done
-    yield from grouping.finish()
+    try:
+        for sv in itertools.chain([first], values):
+            try:
+                with paused_gc():
+                    spans_of_value = list(spans_of(sv))
+            except LossyNumber as exc:
+                raise sv.error(exc.message, exc.path) from None
+            for span in spans_of_value:
+                done = grouping.add(span)
+                if done is not None:
+                    yield done
+        yield from grouping.finish()
+    finally:
+        grouping.close()

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from evalkit.contracts.judge import JudgeOutput
 from evalkit.errors import InputError
+from evalkit.io.sorted_spill import SortedSpill
 from evalkit.judge.output import parse_judge_output
 from evalkit.judge.run_outputs import FinishedItems, journal_line, record_line
-from evalkit.judge.spill import SortedSpill
 from tests.judge.servers import judge_output
 
 

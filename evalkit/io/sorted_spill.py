@@ -1,7 +1,8 @@
 """An external sort: rows added in any order come back sorted by their first columns, in bounded memory.
 
 A judge run finishes items in whatever order the calls land and must write them sorted; a run of any
-size must not hold them all. Rows (tuples of str, int, None) are kept in memory up to ``run_rows``, then
+size must not hold them all. The OpenTelemetry importer groups the spans of an unsorted file by trace
+the same way (``evalkit.traces.otel_spill``). Rows (tuples of str, int, None) are kept in memory up to ``run_rows``, then
 sorted and spilled to an anonymous temporary file as a *run* of marshalled blocks; at the end the runs
 are merged (``heapq.merge``), reading one block of each at a time. Past ``fan_in`` runs, the runs so
 far are merged into one first, so the open blocks stay bounded however many rows there are. Rows that
@@ -20,6 +21,8 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from typing import Any
+
+from evalkit.io.bulk import paused_gc
 
 Row = tuple[Any, ...]
 _Run = list[tuple[int, int]]
@@ -69,7 +72,7 @@ class SortedSpill:
 
     def _write(self, rows: Iterable[Row]) -> _Run:
         if self._file is None:
-            self._file = tempfile.TemporaryFile(prefix="evalkit-judge-")  # noqa: SIM115 - closed by close()
+            self._file = tempfile.TemporaryFile(prefix="evalkit-spill-")  # noqa: SIM115 - closed by close()
         run: _Run = []
         block: list[Row] = []
         for row in rows:
@@ -82,7 +85,8 @@ class SortedSpill:
         return run
 
     def _put(self, block: list[Row]) -> tuple[int, int]:
-        data = marshal.dumps(block)
+        with paused_gc():
+            data = marshal.dumps(block)
         os.pwrite(self._file.fileno(), data, self._end)
         extent = (self._end, len(data))
         self._end += len(data)
@@ -91,7 +95,9 @@ class SortedSpill:
     def _read(self, run: _Run) -> Iterator[Row]:
         fd = self._file.fileno()
         for offset, length in run:
-            yield from marshal.loads(os.pread(fd, length, offset))
+            with paused_gc():  # a block of rows holds no cycles: the collector's passes over it are waste
+                rows = marshal.loads(os.pread(fd, length, offset))
+            yield from rows
 
     def sorted(self) -> Iterator[Row]:
         """Every row added, ordered by key (rows with equal keys in no set order)."""
