@@ -88,13 +88,15 @@ def _traces(path: str, limit: int | None = None) -> list[Any]:
 
 def _prompts(specs: list[Any], traces: list[Any], labels_path: str | None,
              traces_by_id: dict[str, Any]) -> list[Any]:
-    from evalkit.judge import build_prompts
+    from evalkit.judge import build_prompts, check_label_proxies
 
     labels = None
     if labels_path:
         from evalkit.calibration import read_labels
 
         labels = read_labels(labels_path)
+        for spec in specs:  # over every trace read, not only those judged now (--limit, judge prompt)
+            check_label_proxies(spec, traces_by_id.values(), labels)
     return [prompt for spec in specs
             for prompt in build_prompts(spec, traces, labels=labels, traces_by_id=traces_by_id)]
 
@@ -203,7 +205,7 @@ def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin
         source_traces,
         trace_partitions,
     )
-    from evalkit.judge import build_prompts, make_provider, run_coroutine
+    from evalkit.judge import build_prompts, check_label_proxies, make_provider, run_coroutine
 
     started = time.monotonic()
     name, model = provider.name, provider.model
@@ -214,7 +216,12 @@ def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin
 
         labels = tuple(read_labels(args.labels))
     wanted = {example.trace for spec in specs for example in spec.examples}
-    examples = {t.id: t for t in source_traces([args.traces]) if t.id in wanted} if wanted else {}
+    labelled = {label.trace_id for label in labels} if labels else set()
+    read = ({t.id: t for t in source_traces([args.traces]) if t.id in wanted | labelled}
+            if wanted | labelled else {})
+    examples = {i: t for i, t in read.items() if i in wanted}
+    for spec in specs if labels else ():  # the labelled traces only: the check needs no other
+        check_label_proxies(spec, [t for i, t in read.items() if i in labelled], labels)
     for spec in specs:  # a leaked or missing few-shot example fails here, before the cluster starts
         build_prompts(spec, [], labels=labels, traces_by_id=examples)
     local = args.workers is not None  # local workers read the file and write their parts and journals
@@ -352,7 +359,8 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="the verdicts file to write (JSONL)")
     p.add_argument("--labels", metavar="FILE",
                    help="human labels with splits: needed when a spec has few-shot examples (checked to be "
-                        "from the train split only)")
+                        "from the train split only); with them, a metadata field whose value gives the labels "
+                        "is refused (docs/judge.md, leakage guards)")
     p.add_argument("--criterion", action="append", metavar="ID", help="judge only this criterion (repeatable)")
     p.add_argument("--limit", type=int, metavar="N", help="judge only the first N traces of the file")
     p.add_argument("--provider", choices=("openai", "anthropic", "replay"),
@@ -406,7 +414,9 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trace", required=True, metavar="ID", help="the trace id")
     p.add_argument("--traces", required=True, metavar="FILE", help="the traces file holding it")
     p.add_argument("--criterion", metavar="ID", help="only this spec (default: every spec in the files)")
-    p.add_argument("--labels", metavar="FILE", help="human labels: needed when a spec has few-shot examples")
+    p.add_argument("--labels", metavar="FILE",
+                   help="human labels: needed when a spec has few-shot examples; with them, a metadata field "
+                        "whose value gives the labels is refused")
     p.add_argument("--json", action="store_true",
                    help="print the request bodies as JSON (messages, schema, digest) instead of text")
     p.set_defaults(func=_cmd_prompt)

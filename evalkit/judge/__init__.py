@@ -34,6 +34,7 @@ from evalkit.judge.grounding import (
     verify_verdict,
 )
 from evalkit.judge.journal import journal_lock
+from evalkit.judge.leaks import LabelProxy, label_proxies
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA, parse_judge_output, to_verdict
 from evalkit.judge.prompt import (
     COMPONENTS,
@@ -41,6 +42,7 @@ from evalkit.judge.prompt import (
     build_prompt,
     build_prompts,
     check_examples,
+    check_label_proxies,
     prompt_digest,
 )
 from evalkit.judge.providers import (
@@ -114,6 +116,9 @@ __all__ = [
     "build_prompt",
     "build_prompts",
     "check_examples",
+    "check_label_proxies",
+    "label_proxies",
+    "LabelProxy",
     "lint_verdicts",
     "parse_judge_output",
     "prompt_digest",

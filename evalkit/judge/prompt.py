@@ -21,6 +21,7 @@ from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.grounding import bind_terms, resolve_ref, unbound_verdict
+from evalkit.judge.leaks import label_proxies
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA
 from evalkit.judge.render import fields_named, metadata_labels, metadata_rationales, render_view, trace_view
 
@@ -198,6 +199,22 @@ def build_prompts(spec: JudgeSpec, traces: Iterable[Trace], *, labels: Iterable[
     system = {"role": "system", "content": _system_message(spec, traces_by_id)}
     judge = judge_digest(spec, system)
     return [_prompt(spec, trace, system, judge) for trace in traces]
+
+
+def check_label_proxies(spec: JudgeSpec, traces: Iterable[Trace], labels: Iterable[HumanLabel]) -> None:
+    """Refuse a spec that shows the judge the whole trace metadata when a field of it gives the human
+    label of the criterion on almost every labelled trace (:func:`~evalkit.judge.leaks.label_proxies`).
+
+    Raises:
+        InputError: naming the spec, each such field and how often it gives the label, and the fix.
+    """
+    proxies = label_proxies(spec, traces, labels)
+    if proxies:
+        raise _spec_error(spec, f"the judge would be shown {', '.join(p.describe() for p in proxies)} with the "
+                          f"whole metadata: a label kept under another name, most likely (a judge shown it "
+                          f"agrees with the labels for the wrong reason); show only the metadata the judge "
+                          f"needs, e.g. input.trace: [input, output, metadata.KEY] (a field the spec names is "
+                          f"shown as chosen)", "input")
 
 
 def _metadata_fix(trace: Trace, hits: list[str]) -> str:
