@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from typing import Any
 
+from evalkit.errors import InputError
 from evalkit.io.bulk import paused_gc
 
 Row = tuple[Any, ...]
@@ -87,7 +88,11 @@ class SortedSpill:
     def _put(self, block: list[Row]) -> tuple[int, int]:
         with paused_gc():
             data = marshal.dumps(block)
-        os.pwrite(self._file.fileno(), data, self._end)
+        try:
+            os.pwrite(self._file.fileno(), data, self._end)
+        except OSError as exc:  # a full disk, mostly: say where, and what to do
+            raise InputError(f"cannot write the temporary sort file in {tempfile.gettempdir()} "
+                             f"({exc.strerror or exc}): free space there, or set TMPDIR to a folder with room") from None
         extent = (self._end, len(data))
         self._end += len(data)
         return extent

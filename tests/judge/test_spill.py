@@ -45,6 +45,27 @@ def test_spill_gives_back_every_row_sorted_holding_at_most_a_run_in_memory(n, ru
         spill.close()
 
 
+def test_a_full_disk_is_an_error_that_says_where_and_what_to_do(monkeypatch, tmp_path):
+    import errno
+    import os
+    import tempfile
+
+    def full(*_):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    spill = SortedSpill(3, run_rows=4)
+    monkeypatch.setattr(os, "pwrite", full)
+    try:
+        with pytest.raises(InputError) as info:
+            for row in _rows(10):
+                spill.add(row)
+    finally:
+        spill.close()
+    assert info.value.message == (f"cannot write the temporary sort file in {tmp_path} (No space left on device): "
+                                  "free space there, or set TMPDIR to a folder with room")
+
+
 def test_finished_items_write_sorted_files_and_refuse_an_item_given_twice(tmp_path):
     items = FinishedItems(run_rows=16)
     rows = [(c, t, r, "pass", f'{{"v":"{c}{t}{r}"}}\n', f'{{"r":"{c}{t}{r}"}}\n') for c, t, r, *_ in _rows(300)]
