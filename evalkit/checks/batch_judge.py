@@ -66,19 +66,22 @@ def batch_judge(routed: Sequence[RoutedCriterion], traces: Sequence[Trace], spec
         specs: judge specs by criterion id; criteria without one are not judged here.
         provider: the judge provider (:func:`evalkit.judge.make_provider`).
         out: the verdicts file of the judge run (its sidecars and journal go beside it).
-        labels: human labels, needed when a spec shows few-shot examples (their split is checked).
+        labels: human labels, needed when a spec shows few-shot examples (their split is checked); with
+            them, a metadata field shown to the judge that gives the labels is refused.
         concurrency: judge calls in flight at most.
         progress: show the runner's progress bar.
         cache_path: a sqlite reply cache; None for the journal only (reruns resume from it).
     """
     from evalkit.contract_files import read_models
-    from evalkit.judge import JudgeCache, build_prompts, run_judge, verifier
+    from evalkit.judge import JudgeCache, build_prompts, check_label_proxies, run_judge, verifier
 
     by_id = {t.id: t for t in traces}
     label_list = None if labels is None else list(labels)
     prompts = []
     pairs = judge_pairs(routed, traces, specs)
     for rc, wanted in pairs:
+        if label_list:  # a metadata field that gives the labels is refused, over every trace scored
+            check_label_proxies(specs[rc.criterion_id], traces, label_list)
         prompts.extend(build_prompts(specs[rc.criterion_id], wanted, labels=label_list, traces_by_id=by_id))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -118,3 +118,20 @@ def test_judge_prompt_and_run_refuse_with_the_labels_and_say_which_field(files, 
     assert main(["judge", "prompt", "--trace", "t3", "--spec", str(files["spec"]), "--traces",
                  str(files["traces"])]) == 0
     assert '"all_ok":true' in capsys.readouterr().out.replace(" ", "")  # t3 passes
+
+
+def test_a_scorecard_s_judge_run_refuses_before_any_call(tmp_path) -> None:
+    from evalkit.checks import batch_judge, route
+    from tests.checks.test_router import criterion, matrix
+
+    class NoCalls:
+        name, model = "scripted", "m"
+
+        def __getattr__(self, attr):
+            raise AssertionError(f"the provider was used ({attr}) before the input was checked")
+
+    routed = route(matrix(criterion(CRITERION, "llm-judge")))
+    traces = _traces({"all_ok": [v == "pass" for v in VERDICTS]})
+    with pytest.raises(InputError, match=r"metadata\.all_ok \(gives the label on 20 of 20"):
+        batch_judge(routed, traces, {CRITERION: _spec()}, NoCalls(), tmp_path / "v.jsonl", labels=_labels())
+    assert not (tmp_path / "v.jsonl").exists()
