@@ -104,7 +104,12 @@ def test_a_vercel_span_without_a_parent_sends_the_rest_back_to_memory(tmp_path, 
     assert f"a Vercel AI SDK span without a parent id ({path}:2)" in warning
 
 
-def test_a_small_or_sorted_file_is_never_grouped_on_disk(tmp_path):
+def test_an_unsorted_file_goes_to_disk_from_spill_bytes_on(tmp_path, monkeypatch):
     path = _collector_file(tmp_path / "collector.jsonl")
-    assert otel_spill.spills(str(path), "is not sorted by trace id") is False  # far below SPILL_BYTES
-    assert otel_spill.spills(str(path), None) is False
+    unsorted = "is not sorted by trace id"
+    assert otel_spill.spills(str(path), unsorted) is False  # far below SPILL_BYTES
+    monkeypatch.setattr(otel_spill, "SPILL_BYTES", path.stat().st_size)
+    assert otel_spill.spills(str(path), unsorted) is True
+    assert otel_spill.spills(str(path), None) is False  # a sorted file is read one trace at a time anyway
+    monkeypatch.setattr(otel_spill, "SPILL_BYTES", path.stat().st_size + 1)
+    assert otel_spill.spills(str(path), unsorted) is False
