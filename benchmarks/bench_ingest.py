@@ -9,7 +9,7 @@ sizes: streaming importers should show the same peak for both. The OTLP file is 
 (one export request per trace, in id order), so the OpenTelemetry importer reads it one trace at a
 time too (see ``evalkit.traces.otel``). ``otel-collector`` is the same spans shuffled into lines of 50
 spans of many traces, as a collector's file exporter writes them: not sorted, so the importer sorts
-them on disk (``evalkit.traces.otel_spill``; forced here at any size, as for files of 64 MB or more).
+them on disk (``evalkit.traces.otel_spill``; forced here at any size, as for files of 16 MB or more).
 
 Run: ``python -m benchmarks.bench_ingest [--scale 1.0] [--formats evalkit langfuse otel otel-collector]
 [--repeat 3]``.

@@ -38,11 +38,18 @@ class SortedSpill:
         run_rows: rows held in memory before a sorted run is spilled.
         block_rows: rows per marshalled block (what the merge holds per run).
         fan_in: runs merged at once; more runs are first merged into one.
+        row_size: the size of a row in bytes, for rows whose size varies widely (a span with a long
+            prompt): a run then ends at ``run_bytes`` too, and a block at ``block_bytes``, so memory
+            stays bounded in bytes (a run, and a block of each run while merging), not only in rows.
     """
 
-    def __init__(self, key_columns: int, *, run_rows: int = 4096, block_rows: int = 64, fan_in: int = 64) -> None:
+    def __init__(self, key_columns: int, *, run_rows: int = 4096, block_rows: int = 64, fan_in: int = 64,
+                 row_size: Callable[[Row], int] | None = None, run_bytes: int = 32 * 2**20,
+                 block_bytes: int = 2**20) -> None:
         self.key: Callable[[Row], Any] = itemgetter(*range(key_columns))
         self.run_rows, self.block_rows, self.fan_in = run_rows, block_rows, fan_in
+        self.row_size, self.run_bytes, self.block_bytes = row_size, run_bytes, block_bytes
+        self._bytes = 0  # of the rows held, when row_size is given
         self._rows: list[Row] = []
         self._runs: list[_Run] = []
         self._file: Any = None
@@ -55,12 +62,17 @@ class SortedSpill:
         """Add one row."""
         self._rows.append(row)
         self.count += 1
+        if self.row_size is not None:
+            self._bytes += self.row_size(row)
+            if self._bytes >= self.run_bytes:
+                self._spill()
+                return
         if len(self._rows) >= self.run_rows:
             self._spill()
 
     def _spill(self) -> None:
         self._rows.sort(key=self.key)
-        rows, self._rows = self._rows, []
+        rows, self._rows, self._bytes = self._rows, [], 0
         if self._runs and self._in_order and self.key(rows[0]) >= self._last:
             self._runs[-1].extend(self._write(rows))  # rows that arrive in order extend one run: no merge
         else:
@@ -76,11 +88,14 @@ class SortedSpill:
             self._file = tempfile.TemporaryFile(prefix="evalkit-spill-")  # noqa: SIM115 - closed by close()
         run: _Run = []
         block: list[Row] = []
+        size, block_size = self.row_size, 0
         for row in rows:
             block.append(row)
-            if len(block) >= self.block_rows:
+            if size is not None:
+                block_size += size(row)
+            if len(block) >= self.block_rows or block_size >= self.block_bytes:
                 run.append(self._put(block))
-                block = []
+                block, block_size = [], 0
         if block:
             run.append(self._put(block))
         return run
@@ -120,6 +135,7 @@ class SortedSpill:
         """Delete the temporary file."""
         self._rows = []
         self._runs = []
+        self._bytes = 0
         if self._file is not None:
             self._file.close()
             self._file = None

@@ -45,6 +45,23 @@ def test_spill_gives_back_every_row_sorted_holding_at_most_a_run_in_memory(n, ru
         spill.close()
 
 
+def test_rows_of_any_size_are_held_and_merged_within_a_byte_bound():
+    rng = random.Random(5)
+    rows = [(f"k{rng.randrange(50):03d}", i, b"x" * rng.choice([10, 10, 10, 3000])) for i in range(400)]
+    spill = SortedSpill(2, run_rows=10_000, block_rows=10_000, fan_in=4, row_size=lambda r: len(r[2]),
+                        run_bytes=8000, block_bytes=2000)
+    try:
+        for row in rows:
+            spill.add(row)
+            assert spill._bytes < 8000 and sum(len(r[2]) for r in spill._rows) == spill._bytes
+        extents = [extent for run in spill._runs for extent in run]
+        assert len(spill._runs) < 4 and len(extents) > 10  # runs ended by bytes, then merged by fan-in
+        assert max(length for _, length in extents) < 2000 + 3000 + 200  # a block: the bound and one more row
+        assert list(spill.sorted()) == sorted(rows)
+    finally:
+        spill.close()
+
+
 def test_a_full_disk_is_an_error_that_says_where_and_what_to_do(monkeypatch, tmp_path):
     import errno
     import os

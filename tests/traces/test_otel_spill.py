@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-import functools
 import random
 
 import pytest
 from test_otel_streaming import TRACES, _import, _line, _respelled, _vercel
 
 from evalkit.errors import InputError
-from evalkit.io.sorted_spill import SortedSpill
 from evalkit.traces import iter_traces, otel_spill
 from evalkit.traces.report import ImportReport
 
 
+def _small_runs(m: pytest.MonkeyPatch) -> None:
+    """Every unsorted file grouped on disk, in runs small enough to be merged (and merged again)."""
+    m.setattr(otel_spill, "SPILL_BYTES", 0)
+    for name, value in (("RUN_ROWS", 7), ("BLOCK_ROWS", 3), ("FAN_IN", 3)):
+        m.setattr(otel_spill, name, value)
+
+
 @pytest.fixture
 def on_disk(monkeypatch):
-    """Every unsorted file grouped on disk, in runs small enough to be merged (and merged again)."""
-    monkeypatch.setattr(otel_spill, "SPILL_BYTES", 0)
-    monkeypatch.setattr(otel_spill, "SortedSpill", functools.partial(SortedSpill, run_rows=7, block_rows=3,
-                                                                      fan_in=3))
+    _small_runs(monkeypatch)
 
 
 def _collector_file(path, seed=3, respell_every=0):
@@ -39,8 +41,7 @@ def test_grouped_on_disk_gives_the_traces_held_in_memory(tmp_path, monkeypatch, 
     path = _collector_file(tmp_path / "collector.jsonl", seed, respell_every)
     in_memory, memory_report = _import(path)
     with monkeypatch.context() as m:
-        m.setattr(otel_spill, "SPILL_BYTES", 0)
-        m.setattr(otel_spill, "SortedSpill", functools.partial(SortedSpill, run_rows=7, block_rows=3, fan_in=3))
+        _small_runs(m)
         on_disk, disk_report = _import(path)
     assert len(on_disk) == len(TRACES)
     assert on_disk == in_memory  # byte for byte, in the same (trace id) order
@@ -71,6 +72,26 @@ def test_traces_come_out_one_at_a_time_from_a_spill_never_whole_in_memory(tmp_pa
         assert first.id == f"{0:032x}" and len(first.observations) == len(TRACES[0])
         assert len(list(traces)) == len(TRACES) - 1
         assert spill._sort._file is None  # the temporary file is gone once the last trace is given
+
+
+def test_runs_and_blocks_are_bounded_in_bytes_whatever_the_span_count(tmp_path, monkeypatch):
+    """A span with a long prompt weighs a thousand short ones: runs end by bytes, not only by rows."""
+    path = _collector_file(tmp_path / "collector.jsonl")
+    monkeypatch.setattr(otel_spill, "SPILL_BYTES", 0)
+    monkeypatch.setattr(otel_spill, "RUN_BYTES", 4000)
+    monkeypatch.setattr(otel_spill, "BLOCK_BYTES", 1500)
+    seen: list[otel_spill.SpanSpill] = []
+    original = otel_spill.SpanSpill.__init__
+    monkeypatch.setattr(otel_spill.SpanSpill, "__init__",
+                        lambda self, *a: (original(self, *a), seen.append(self))[0])
+    on_disk = _import(path)[0]
+    monkeypatch.setattr(otel_spill, "SPILL_BYTES", 2**62)
+    assert on_disk == _import(path)[0]  # in memory
+    (spill,) = seen
+    sort = spill._sort
+    assert sort._file is None  # closed at the end
+    assert sort.count > 100 and sort.run_rows == otel_spill.RUN_ROWS  # far more spans than a row bound
+    assert sort.run_bytes == 4000 and sort.block_bytes == 1500
 
 
 def test_a_span_id_used_twice_is_named_where_the_memory_grouping_names_it(tmp_path, monkeypatch):
