@@ -119,7 +119,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
 def _print_report(args: argparse.Namespace, report: ImportReport, written: tuple[int, Path] | None,
                   partitions: dict[str | None, int]) -> None:
     from evalkit.io.canonical import canonical_dumps
-    from evalkit.traces.parquet import DAY, NULL_PARTITION, partition_key
 
     if args.json:
         obj = report.to_json_obj()
@@ -131,9 +130,12 @@ def _print_report(args: argparse.Namespace, report: ImportReport, written: tuple
     if written is not None:
         count, out = written
         print(f"imported {plural(count, 'trace')} into {out}", end="")
-        if args.partition_by is None:
+        if args.partition_by is None or not partitions:
             print()
         else:
+            # polars, imported only for a dataset
+            from evalkit.traces.parquet import DAY, NULL_PARTITION, partition_key
+
             key = partition_key(args.partition_by)
             print(f", in {plural(len(partitions), 'partition')}:")
             rows = [(f"{key}={NULL_PARTITION if v is None else v}", n, v is None)

@@ -176,3 +176,11 @@ def test_long_payloads_cut_batches_before_the_observation_count_does(tmp_path):
     assert len(_files(tmp_path / "many")) > 3 * len(_files(tmp_path / "few"))
     assert trace_stats(tmp_path / "many") == trace_stats(tmp_path / "few")
     assert sorted(iter_dataset_traces(tmp_path / "many"), key=lambda t: t.id) == traces
+
+
+def test_an_empty_import_into_a_dataset_lists_no_partition(tmp_path, capsys):
+    src = tmp_path / "empty.jsonl"
+    src.write_text("")
+    out = tmp_path / "ds"
+    assert main(["traces", "import", str(src), "--allow-empty", "--partition-by", "day", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"imported 0 traces into {out}\n")
