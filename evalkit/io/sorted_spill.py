@@ -2,8 +2,9 @@
 
 A judge run finishes items in whatever order the calls land and must write them sorted; a run of any
 size must not hold them all. The OpenTelemetry importer groups the spans of an unsorted file by trace
-the same way (``evalkit.traces.otel_spill``). Rows (tuples of str, int, None) are kept in memory up to ``run_rows``, then
-sorted and spilled to an anonymous temporary file as a *run* of marshalled blocks; at the end the runs
+the same way (``evalkit.traces.otel_spill``). Rows (tuples of values marshal writes: str, int, bytes,
+None...) are kept in memory up to ``run_rows`` (or ``run_bytes``, given ``row_size``), then sorted and
+spilled to an anonymous temporary file as a *run* of marshalled blocks; at the end the runs
 are merged (``heapq.merge``), reading one block of each at a time. Past ``fan_in`` runs, the runs so
 far are merged into one first, so the open blocks stay bounded however many rows there are. Rows that
 arrive in order (a rerun replaying its prompts from the cache) make one run, read back without merging.
