@@ -10,7 +10,7 @@ SAMPLE_CONTRACTS := subject.yaml traces.jsonl human-labels.jsonl criterion-verdi
 SKILLEVAL     := data/skilleval
 SKILLEVAL_OUT := reports/sample/skilleval
 
-.PHONY: install demo demo-local-judge test lint bench sample clean
+.PHONY: install demo demo-local-judge test test-all lint bench sample clean
 
 $(STAMP): pyproject.toml examples/plugins/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -66,8 +66,14 @@ demo-local-judge: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check evalkit tests benchmarks
 
+# The everyday loop: every test but those marked slow (one smoke of each slow kind stays in)
 test: lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not slow"
+
+# Everything, slow tests and the benchmarks' smoke included, on TEST_WORKERS processes: what CI runs
+TEST_WORKERS ?= 2
+test-all: lint
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks

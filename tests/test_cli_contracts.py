@@ -244,6 +244,7 @@ def test_record_of_no_known_kind_asks_for_kind(capsys: pytest.CaptureFixture[str
     assert problems and all("--kind" in line for line in problems)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", EXAMPLE_FILES, ids=lambda p: p.stem)
 def test_example_as_yaml_validates_too(capsys: pytest.CaptureFixture[str], tmp_path: Path, source: Path) -> None:
     as_yaml = tmp_path / "x.yaml"
@@ -304,6 +305,7 @@ def test_validate_without_files_is_a_usage_error(capsys: pytest.CaptureFixture[s
 MISSING_CASES = [(p.stem, field) for p in EXAMPLE_FILES for field in required_fields(p.stem)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "field"), MISSING_CASES, ids=[f"{k}-{f}" for k, f in MISSING_CASES])
 def test_missing_required_field(capsys: pytest.CaptureFixture[str], tmp_path: Path, kind: str, field: str) -> None:
     value = example(kind)
@@ -612,6 +614,7 @@ BAD_INPUTS = ["json-duplicate-key", "yaml-duplicate-key", "jsonl-duplicate-key",
               "not-utf8", "empty-json", "yaml-syntax", "nan", "deep-json", "deep-yaml"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", BAD_INPUTS)
 def test_bad_input_gives_one_clear_line(capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str) -> None:
     f, phrase = _bad_input(tmp_path, case)

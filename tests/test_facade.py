@@ -26,6 +26,7 @@ def test_a_name_the_facade_does_not_offer_is_an_attribute_error_naming_it() -> N
         from evalkit.report import render_reprot  # noqa: F401
 
 
+@pytest.mark.slow
 def test_a_name_loads_its_module_only_when_first_asked_for() -> None:
     code = ("import sys; from evalkit.report import readable; before = 'altair' in sys.modules;"
             "from evalkit.report import bar_counts; print(before, 'altair' in sys.modules)")

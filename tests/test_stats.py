@@ -53,6 +53,7 @@ def test_kappa_discounts_chance_agreement_worked_example():
     assert k.kappa == pytest.approx((0.8 - 0.82) / (1 - 0.82)) and k.ci.lo < 0 < k.ci.hi
 
 
+@pytest.mark.slow
 def test_kappa_interval_matches_the_bootstrap_spread():
     first, second = _table(300, 40, 60, 100)
     k = cohens_kappa(first, second)

@@ -20,7 +20,7 @@ from evalkit.contract_files import validate_file
 from evalkit.io.append_only import append_batch
 from evalkit.io.canonical import canonical_line
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")]
 
 
 def _annotation(i: int, annotator: str) -> dict:

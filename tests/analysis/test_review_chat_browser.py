@@ -1,7 +1,9 @@
+
 """review.html on chat-shaped traces, in headless Chromium: a transcript beside the tree, folds, long values."""
 
 from __future__ import annotations
 
+import pytest
 from analysis_builders import make_trace
 from chat_builders import openai_chat_trace
 
@@ -22,6 +24,7 @@ def _visible_count(page, text: str) -> int:
     return page.inner_text("#trace").count(text)
 
 
+@pytest.mark.slow
 def test_chat_trace_reads_as_a_transcript_each_message_once(offline_page, tmp_path):
     page = _open(offline_page, tmp_path, [openai_chat_trace(), make_trace("t2")])
     roles = page.eval_on_selector_all(".convo > .bubble .role > span:first-child", "els => els.map(e => e.textContent)")
@@ -51,6 +54,7 @@ def test_chat_trace_reads_as_a_transcript_each_message_once(offline_page, tmp_pa
     assert page.console_errors == [] and page.page_errors == [] and page.blocked == []
 
 
+@pytest.mark.slow
 def test_a_5mb_value_opens_at_once_and_shows_in_full_on_request(offline_page, tmp_path):
     page = _open(offline_page, tmp_path, [make_trace("first"), openai_chat_trace("big", tool_output=BIG)])
     took = page.evaluate("""() => {
@@ -70,6 +74,7 @@ def test_a_5mb_value_opens_at_once_and_shows_in_full_on_request(offline_page, tm
     assert page.page_errors == []
 
 
+@pytest.mark.slow
 def test_bidi_overrides_in_names_are_shown_escaped(offline_page, tmp_path):
     trace = openai_chat_trace("invoice\u202Egpj.exe", tool_name="refund\u202Eever")
     page = _open(offline_page, tmp_path, [trace])

@@ -44,6 +44,7 @@ def _scenario(rng: np.random.Generator):
     return labels, preds, unlabeled
 
 
+@pytest.mark.slow
 def test_point_estimate_equals_judgy_on_random_inputs():
     rng = np.random.default_rng(2024)
     compared = refused = 0
@@ -82,6 +83,7 @@ def _mc_spread(labels, preds, unlabeled, seeds: int = 12) -> np.ndarray:
     return bounds.std(axis=0, ddof=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", range(3))
 def test_bootstrap_interval_within_monte_carlo_error_of_judgy(case):
     rng = np.random.default_rng(100 + case)

@@ -8,6 +8,8 @@ from evalkit.contracts.summary import NotebookSummary
 from evalkit.io.canonical import canonical_line
 from evalkit.pipeline import run_subject
 
+pytestmark = pytest.mark.slow
+
 HUMAN = [1] * 34 + [0] * 12
 JUDGE = [1] * 31 + [0] * 3 + [1] * 2 + [0] * 10
 

@@ -42,6 +42,7 @@ json_values = st.recursive(
     max_leaves=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(index=st.integers(0, len(SAFE) - 1), document=json_values)
 def test_compiled_validity_equals_jsonschema_and_leaves_the_document_alone(index, document):

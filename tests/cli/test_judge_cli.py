@@ -103,6 +103,7 @@ def test_missing_key_is_one_line_naming_the_variable_before_any_work(files, tmp_
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_openai_compatible_server_that_refuses_json_schema(files, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "local")
     server = JudgeServer(llama_cpp=True).start()

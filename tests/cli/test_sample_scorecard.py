@@ -17,14 +17,12 @@ import yaml
 from evalkit.checks.eval_run import eval_subject
 from evalkit.judge.providers import ScriptedProvider
 
+pytestmark = pytest.mark.slow
+
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 MODES = ["dropped_tool_result", "hallucinated_policy", "missed_escalation", "wrong_tool_args"]
 MODE_OF = {"grounded-policy": "hallucinated_policy", "escalation-correct": "missed_escalation",
            "kb-result-threaded": "dropped_tool_result", "order-result-threaded": "dropped_tool_result"}
-pytestmark = pytest.mark.skipif(
-    "check:" not in (SAMPLE_MATRIX := Path(__file__).resolve().parents[2] / "data" / "sample" / "eval-matrix.yaml")
-    .read_text(), reason=f"{SAMPLE_MATRIX} has no code checks yet: apply /work/coord/W2_sample_patch.py to the sample "
-                         "generator and regenerate data/sample")
 SPEC = "id: {id}\ncriterion: '[{id}] Judge the support turn.'\npass: It holds.\nfail: It does not.\n"
 
 

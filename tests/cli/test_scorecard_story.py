@@ -1,9 +1,11 @@
+
 """What notebook 04 shows, from an eval-run folder: tables, repeats, the tree drawn, and the notebook itself."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 
 from evalkit.checks.eval_run import eval_subject
@@ -44,6 +46,7 @@ def _with_tree(subject):
     return subject
 
 
+@pytest.mark.slow
 def test_story_of_an_eval_run_with_repeats(shop, tmp_path):
     subject = _with_tree(shop)
     eval_subject(subject, tmp_path / "eval", repeats=2, concurrency=3)
@@ -79,6 +82,7 @@ def test_without_a_run_the_subjects_own_traces_are_scored(shop, tmp_path):
     assert story.scorecard.verdict == "fail" and story.tree is None
 
 
+@pytest.mark.slow
 def test_the_notebook_reads_the_eval_run_named_in_the_subject(shop, tmp_path):
     subject = _with_tree(shop)
     assert main(["eval", "run", str(subject), "--out", str(tmp_path / "eval"), "--repeats", "2"]) == 0

@@ -85,6 +85,7 @@ assert shown > 40, shown
 """
 
 
+@pytest.mark.slow
 def test_the_help_of_every_command_imports_no_heavy_library() -> None:
     assert _heavy_imports_after(_EVERY_HELP) == []
 
@@ -118,6 +119,7 @@ _ANALYSIS_STACK = ("polars", "numpy", "pandas", "pyarrow", "altair", "networkx",
                    "distributed", "tqdm", "papermill")
 
 
+@pytest.mark.slow
 def test_validating_a_small_file_checks_it_without_the_analysis_stack(tmp_path: Path) -> None:
     label = tmp_path / "human-label.json"
     label.write_text(json.dumps({"traceId": "t-1", "criterionId": "polite", "label": "pass",

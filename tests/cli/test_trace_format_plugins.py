@@ -1,3 +1,4 @@
+
 """``--format`` offers installed plug-in formats, though the parsers no longer import the importers' registry."""
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from evalkit.traces import load
 from evalkit.traces.format_names import BUILT_IN_FORMATS
@@ -64,6 +67,7 @@ def _swe_agent_trajectory() -> dict:
             "info": {"exit_status": "submitted", "submission": "diff --git a/x b/x"}}
 
 
+@pytest.mark.slow
 def test_an_installed_plugin_s_format_is_offered_and_selected_by_name(tmp_path: Path) -> None:
     site = _dist_info(tmp_path / "site", ENTRY_POINTS)
     # The distribution on PYTHONPATH comes first, so it stands in for one of the same name installed here.
@@ -89,6 +93,7 @@ def test_without_plugins_a_plugin_s_name_is_an_invalid_choice(tmp_path: Path) ->
     assert "argument --format: invalid choice: 'swe-agent'" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_plugin_that_fails_to_load_is_offered_but_refused_by_name_with_the_loader_s_warning(tmp_path: Path) -> None:
     site = _dist_info(tmp_path / "site", f"[{ENTRY_POINT_GROUP}]\nbroken = no_such_module:FORMAT\n")
     src = tmp_path / "x.json"

@@ -39,6 +39,7 @@ def traces():
 
 
 
+@pytest.mark.slow
 def test_cli_workers_write_the_same_scorecard_and_verdicts_as_one_process(tmp_path, capsys):
     args = [str(MATRIX), str(SAMPLE / "traces.jsonl"), "--verdicts", str(VERDICTS), "--partition-size", "7"]
     assert main(["scorecard", *args, "--out", str(tmp_path / "one.json"),

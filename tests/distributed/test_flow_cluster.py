@@ -56,6 +56,7 @@ def test_cli_workers_write_the_same_bytes_as_one_process(tmp_path, traces, capsy
                                                           "two.diff.jsonl", "two.jsonl"]  # no parts left
 
 
+@pytest.mark.slow
 def test_a_dataset_folder_builds_like_its_traces(tmp_path, traces, capsys):
     write_dataset(traces, tmp_path / "ds", "intent", batch_observations=200)
     src = tmp_path / "traces.jsonl"
@@ -92,6 +93,7 @@ def test_a_task_that_raises_once_is_retried(tmp_path, traces, client):
     assert (tmp_path / "flows.jsonl").read_text() == _one_process(traces[:30], options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers_write", [False, True])
 def test_a_task_that_always_raises_stops_the_run_and_writes_nothing(tmp_path, traces, client, workers_write):
     def broken(partition):
@@ -109,6 +111,7 @@ def test_a_task_that_always_raises_stops_the_run_and_writes_nothing(tmp_path, tr
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_workers_and_scheduler_are_checked_before_any_work(tmp_path, traces, capsys, monkeypatch):
     monkeypatch.setattr("evalkit.distributed.cluster.SCHEDULER_TIMEOUT", "2s")
     src = tmp_path / "traces.jsonl"
@@ -121,6 +124,7 @@ def test_workers_and_scheduler_are_checked_before_any_work(tmp_path, traces, cap
     assert not (tmp_path / "f.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_a_bad_trace_read_by_a_worker_fails_as_in_one_process(tmp_path, traces, capsys):
     src = tmp_path / "traces.jsonl"
     write_jsonl(traces[:40], src)
@@ -136,6 +140,7 @@ def test_a_bad_trace_read_by_a_worker_fails_as_in_one_process(tmp_path, traces, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["traces.jsonl"]
 
 
+@pytest.mark.slow
 def test_results_arriving_out_of_order_are_written_in_partition_order(tmp_path, traces, client):
     """Parts join the output as soon as those before them are in: the first partition, held until all
     the others are done, must still come first, and nothing is left of the parts."""
@@ -153,6 +158,7 @@ def test_results_arriving_out_of_order_are_written_in_partition_order(tmp_path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["flows-False.jsonl", "flows-True.jsonl", "others"]
 
 
+@pytest.mark.slow
 def test_long_traces_make_small_partitions_and_the_same_bytes(tmp_path, traces, capsys, monkeypatch):
     """Runs of lines are also cut by bytes (long traces, small partitions: a short idle tail at the end);
     the output does not change with the cut."""
@@ -186,6 +192,7 @@ with dask_client(workers=1) as client:
 """
 
 
+@pytest.mark.slow
 def test_workers_forked_from_a_light_start_still_have_the_per_trace_packages_loaded():
     """The facades load their names on first use, so a command starts light; the workers are forked only
     once every name of the packages per-trace work reads is loaded, or each would load them itself."""

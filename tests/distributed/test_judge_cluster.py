@@ -66,6 +66,7 @@ def _run(*args: str) -> int:
     return main(["judge", "run", "--no-progress", *args])
 
 
+@pytest.mark.slow
 def test_cli_two_workers_write_the_one_process_files_and_share_the_cache(tmp_path, files, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     traces, specs = files
@@ -115,6 +116,7 @@ def test_cli_sample_replay_on_two_workers_is_the_committed_demo_output(tmp_path,
     assert "local Dask cluster of 2 worker processes started" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_cli_on_a_running_scheduler_writes_the_same_files(tmp_path, client, capsys):
     """--scheduler: the client reads the traces and gets the rows back; partition journals are the workers'
     own, for the length of a task. With repeats: the majority verdicts and the repeats sidecar too."""
@@ -136,6 +138,7 @@ def test_cli_on_a_running_scheduler_writes_the_same_files(tmp_path, client, caps
         "v.jsonl", "v.repeats.jsonl", "v.runs.jsonl"]
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_partition_is_resumed_from_its_journal_and_the_output_is_unchanged(
         tmp_path, files, client):
     traces_path, specs_path = files
@@ -199,6 +202,7 @@ def test_missing_credentials_stop_the_run_before_the_cluster_starts(tmp_path, fi
     assert not (tmp_path / "v.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_a_killed_cluster_run_rerun_gives_one_verdict_per_item_without_asking_again(tmp_path, files, monkeypatch,
                                                                                      capsys):
     """The whole run (client and workers) killed mid-way; the rerun resumes each partition from its journal
@@ -263,6 +267,7 @@ cache.close()
 """
 
 
+@pytest.mark.slow
 def test_workers_writing_one_cache_at_once_lose_nothing(tmp_path):
     from evalkit.judge import JudgeCache
 

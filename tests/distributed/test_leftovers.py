@@ -1,3 +1,4 @@
+
 """A cluster run killed with SIGKILL leaves its parts folder; the next run removes it (and says so),
 never the folder of a run still going."""
 
@@ -8,10 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evalkit.cli import main
 from evalkit.sample_subject.agent import simulate_traces
 from evalkit.traces import write_jsonl
 from tests.processes import kill_once
+
+pytestmark = pytest.mark.slow
 
 
 def test_a_killed_cluster_run_is_cleaned_up_by_the_next_run(tmp_path: Path, capsys) -> None:

@@ -1,3 +1,4 @@
+
 """Notebook 05_edd reads a loop folder through the pipeline: rates with intervals per swing, requests, the stop."""
 
 from __future__ import annotations
@@ -5,11 +6,14 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
 import yaml
 
 from evalkit.edd import run_loop, run_remedy
 from evalkit.pipeline import run_subject
 from tests.edd.conftest import FileAgent, write_agent
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_edd_notebook_summarises_a_loop_folder(tmp_path):

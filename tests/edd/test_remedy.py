@@ -51,6 +51,7 @@ def test_a_request_hands_over_grounded_failing_cases_flipping_ones_first():
     ("other-id", "remedy-invalid-response", "answers another request"),
     ("reject", "remedy-rejected", "not reproducible"),
 ])
+@pytest.mark.slow
 def test_a_failing_or_rejecting_remedy_is_a_recorded_stop_not_a_crash(tmp_path, mode, reason, detail):
     agent = write_agent(tmp_path, failing=8, flipping=0)
     out = run_loop("shop-bot", tmp_path / "loop", FileAgent(agent), _remedy(tmp_path, agent, mode, timeout_s=1),

@@ -1,3 +1,4 @@
+
 """The loop on a copy of the sample subject, end to end through ``evalkit edd``: it converges, or it stops."""
 
 from __future__ import annotations
@@ -5,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from evalkit.cli.main import main
@@ -28,6 +30,7 @@ def _copy(tmp_path: Path, factor: float) -> tuple[Path, list[str]]:
     return subject, refunds
 
 
+@pytest.mark.slow
 def test_the_sample_converges_when_the_remedy_turns_the_named_failure_modes_off(tmp_path, capsys):
     subject, cases = _copy(tmp_path, factor=0)
     out = tmp_path / "edd"
@@ -44,6 +47,7 @@ def test_the_sample_converges_when_the_remedy_turns_the_named_failure_modes_off(
     assert "order-id-matches" in history and "6/6    1.000" in history and "reply amended" in history
 
 
+@pytest.mark.slow
 def test_a_remedy_that_never_helps_stops_on_the_no_improvement_streak(tmp_path, capsys):
     subject, cases = _copy(tmp_path, factor=1)
     out = tmp_path / "edd"

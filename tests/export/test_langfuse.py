@@ -1,3 +1,4 @@
+
 """``evalkit export langfuse``: the ingestion batch, sending it, and Langfuse scores back in as verdicts."""
 
 from __future__ import annotations
@@ -5,6 +6,8 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+
+import pytest
 
 from evalkit.calibration import read_verdicts
 from evalkit.cli import main
@@ -47,6 +50,7 @@ def test_score_ids_are_stable_so_sending_again_updates(files, tmp_path):
     assert a.read_bytes() == b.read_bytes()
 
 
+@pytest.mark.slow
 def test_missing_key_is_one_line_naming_the_variable(files, tmp_path, receiver, monkeypatch, capsys):
     monkeypatch.setenv("LANGFUSE_PUBLIC_KEY", "pk-lf-1")
     monkeypatch.delenv("LANGFUSE_SECRET_KEY", raising=False)
@@ -57,6 +61,7 @@ def test_missing_key_is_one_line_naming_the_variable(files, tmp_path, receiver, 
     assert not (tmp_path / "s.json").exists()  # checked before anything is written
 
 
+@pytest.mark.slow
 def test_sends_the_batch_with_basic_auth_in_chunks(files, tmp_path, receiver, monkeypatch, capsys):
     monkeypatch.setenv("LANGFUSE_PUBLIC_KEY", "pk-lf-1")
     monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk-lf-2")
@@ -72,6 +77,7 @@ def test_sends_the_batch_with_basic_auth_in_chunks(files, tmp_path, receiver, mo
     assert sent == json.loads(out.read_text())["batch"]
 
 
+@pytest.mark.slow
 def test_scores_langfuse_rejects_are_an_error(files, tmp_path, receiver, monkeypatch, capsys):
     monkeypatch.setenv("LANGFUSE_PUBLIC_KEY", "pk")
     monkeypatch.setenv("LANGFUSE_SECRET_KEY", "sk")

@@ -159,6 +159,7 @@ def test_verdict_on_a_trace_not_in_the_traces_file_is_an_error(files, tmp_path, 
     assert not (tmp_path / "out.json").exists()
 
 
+@pytest.mark.slow
 def test_sends_the_file_spans_over_otlp_http(files, tmp_path, receiver, capsys):
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
@@ -178,6 +179,7 @@ def test_sends_the_file_spans_over_otlp_http(files, tmp_path, receiver, capsys):
     assert names == ["pass", "fail", "uncertain"]
 
 
+@pytest.mark.slow
 def test_a_collector_that_refuses_is_an_error(files, tmp_path, receiver, capsys):
     receiver.status, receiver.reply = 400, b"bad request"
     assert _export(files, tmp_path / "out.json", "--endpoint", receiver.url) == 1

@@ -206,6 +206,7 @@ observation = st.fixed_dictionaries(
     optional={"name": st.sampled_from(["search", "chat", "delegate"]), "input": payload, "output": payload})
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(observation, max_size=8), st.integers(1, 14))
 def test_same_graph_as_the_plain_algorithm(observations, min_len):

@@ -81,12 +81,14 @@ def test_line_escapes_newlines_inside_strings() -> None:
     assert json.loads(line) == {"t": "one\ntwo\r\nthree"}
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(JSON_VALUES)
 def test_dumps_then_strict_load_returns_an_equal_value(value: Any) -> None:
     assert loads_strict(canonical_dumps(value)) == value
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(JSON_VALUES)
 def test_dumps_is_idempotent(value: Any) -> None:
@@ -94,6 +96,7 @@ def test_dumps_is_idempotent(value: Any) -> None:
     assert canonical_dumps(loads_strict(once)) == once
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(JSON_VALUES)
 def test_line_has_no_newline_inside_and_round_trips(value: Any) -> None:

@@ -67,6 +67,7 @@ def test_documents_read_cleanly_or_fail_naming_the_file(tmp_path_factory: pytest
     check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".json", ".jsonl", ".yaml"])
 def test_validate_reports_problems_and_never_raises(tmp_path_factory: pytest.TempPathFactory, suffix: str) -> None:
     label = json.dumps({"traceId": "t-1", "label": "pass", "annotator": "ana"})

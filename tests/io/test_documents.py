@@ -185,6 +185,7 @@ def test_yaml_unsafe_tags_are_refused(tmp_path: Path) -> None:
     assert info.value.line == 1
 
 
+@pytest.mark.slow
 def test_yaml_absurdly_deep_nesting_is_an_input_error(tmp_path: Path) -> None:
     f = tmp_path / "deep.yaml"
     f.write_text("[" * 100_000 + "]" * 100_000 + "\n")
@@ -200,6 +201,7 @@ def test_yaml_invalid_utf8_is_an_error(tmp_path: Path) -> None:
         read_records(f)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(JSON_VALUES)
 def test_safe_dumped_yaml_reads_back_equal(tmp_path_factory: pytest.TempPathFactory, value: Any) -> None:
@@ -210,6 +212,7 @@ def test_safe_dumped_yaml_reads_back_equal(tmp_path_factory: pytest.TempPathFact
     assert records[0].value == value
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None)
 @given(st.lists(st.dictionaries(st.text(min_size=1), JSON_VALUES, max_size=4), min_size=1, max_size=4))
 def test_safe_dumped_multi_document_yaml_reads_back_equal(tmp_path_factory: pytest.TempPathFactory,

@@ -225,6 +225,7 @@ def test_jsonl_missing_file_is_an_input_error(tmp_path: Path) -> None:
         list(iter_jsonl_strict(tmp_path / "absent.jsonl"))
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(JSON_VALUES, max_size=8))
 def test_jsonl_round_trips_values_written_with_canonical_line(tmp_path_factory: pytest.TempPathFactory,
@@ -252,6 +253,7 @@ EXACT_VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(EXACT_VALUES, st.sampled_from([None, 0, 2]), st.booleans())
 def test_every_layout_reads_back_the_exact_value(value: Any, indent: int | None, ascii_only: bool) -> None:

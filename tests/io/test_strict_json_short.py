@@ -1,15 +1,19 @@
+
 """Short texts (no more brackets than the nesting limit, as tool arguments in trace attributes) take
 a cheaper check in ``loads_strict``: it must read every one as the strict parser alone does."""
 
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evalkit.io.json_values import MAX_NESTING
 from evalkit.io.strict_json import _strict, loads_strict
 from tests.strict_outcomes import outcome
+
+pytestmark = pytest.mark.slow
 
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(min_value=-(10**25), max_value=10**25)

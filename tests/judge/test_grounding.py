@@ -144,6 +144,7 @@ def _refs(draw: st.DrawFn) -> list[Ref]:
     return refs
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_verify_never_flips_pass_and_fail(data: st.DataObject) -> None:

@@ -29,6 +29,7 @@ def _judge(server, tmp_path, name, pin, cache=None):
                      out=tmp_path / name / "v.jsonl", cache=cache, progress=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("provider", "transport"), [("openai", "sdk"), ("openai", "http"), ("anthropic", "sdk")])
 def test_both_providers_send_the_pinned_cap_and_a_default_when_none_is_pinned(server, tmp_path, provider,
                                                                               transport):

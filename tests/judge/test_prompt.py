@@ -129,6 +129,7 @@ def test_same_inputs_same_bytes_and_digest() -> None:
     assert reworded.digest != first.digest
 
 
+@pytest.mark.slow
 def test_digest_is_the_same_in_another_process(tmp_path: Path) -> None:
     here = build_prompt(spec(examples=EXAMPLES), TRACE, labels=TRAIN, traces_by_id=TRACES)
     script = ("from tests.judge.test_prompt import *\n"

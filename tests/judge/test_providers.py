@@ -143,6 +143,7 @@ def test_429_waits_retry_after_and_5xx_backs_off_with_seeded_jitter(keys, server
     assert runs[0] == runs[1]  # same seed, same item: same delays
 
 
+@pytest.mark.slow
 def test_timeout_malformed_body_and_connection_refused_are_transient(keys, server, tmp_path):
     server.faults = {"t1": ["timeout"], "t2": ["malformed"]}
     server.hang = 2.0

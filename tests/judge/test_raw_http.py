@@ -124,6 +124,7 @@ def test_the_inline_schema_mode_sends_the_same_bytes(keys):
     assert "JSON Schema" in body["messages"][0]["content"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["429", "500", "401", "malformed", "timeout", "bad-output", "not-json"])
 def test_both_transports_fail_the_same_way(keys, fault):
     outcomes = {}

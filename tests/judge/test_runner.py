@@ -48,6 +48,7 @@ RUNNER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_kill_9_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path, monkeypatch):
     server = JudgeServer(latency=0.05).start()
     script = tmp_path / "run_judge.py"

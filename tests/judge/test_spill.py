@@ -146,6 +146,7 @@ def test_reply_parser_still_names_what_is_wrong(reply, message):
        cost=st.one_of(st.none(), st.floats(0, 10), st.floats(0, 1e-4), st.just(1e-5)),
        mode=st.sampled_from(["json_schema", "json_object", "prompt", "tool", "scripted"]),
        model=_text.filter(bool), temperature=st.sampled_from([0.0, 0]), judge=st.one_of(st.none(), _text))
+@pytest.mark.slow
 def test_cached_run_line_is_record_line_of_the_run_record(c, t, r, result, tokens, cost, mode, model, temperature,
                                                           judge):
     from evalkit.judge.run_outputs import cached_run_line

@@ -23,6 +23,7 @@ def _summary(run, name) -> NotebookSummary:
     return NotebookSummary.model_validate_json((run / name / "summary.json").read_text())
 
 
+@pytest.mark.slow
 def test_overview_says_what_the_traces_lack_and_draws_nothing_blank(chat_run):
     summary = _summary(chat_run, "00_overview")
     metrics = {m.name: m.value for m in summary.metrics}
@@ -40,12 +41,14 @@ def test_overview_says_what_the_traces_lack_and_draws_nothing_blank(chat_run):
     assert "Nothing recorded here (errors, timing)" in summary.conclusion
 
 
+@pytest.mark.slow
 def test_overview_report_shows_no_zero_tokens_and_no_unknown_durations(chat_run):
     html = (chat_run / "index.html").read_text()
     overview = html.split('<section id="00_overview">', 1)[1].split("</section>", 1)[0]
     assert "n/a" not in overview and "0.0" not in overview and "median trace duration" not in overview
 
 
+@pytest.mark.slow
 def test_error_analysis_without_the_breakdown_field_skips_it_with_a_note(chat_run):
     summary = _summary(chat_run, "01_error_analysis")
     (note,) = [f for f in summary.findings if "metadata field 'intent'" in f]

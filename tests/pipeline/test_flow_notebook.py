@@ -60,6 +60,7 @@ def _metrics(summary: NotebookSummary) -> dict:
     return {m.name: m.value for m in summary.metrics}
 
 
+@pytest.mark.slow
 def test_every_dropped_tool_result_is_a_missing_expected_edge(flow_run, dropped):
     _, summary = flow_run
     assert len(dropped) == 30
@@ -81,6 +82,7 @@ def test_every_dropped_tool_result_is_a_missing_expected_edge(flow_run, dropped)
     assert (check["true positives"], check["false positives"], check["missed"]) == (30, len(flagged - dropped), "")
 
 
+@pytest.mark.slow
 def test_the_report_holds_the_graph_tables_and_charts(flow_run, sample):
     out, summary = flow_run
     metrics = _metrics(summary)
@@ -114,6 +116,7 @@ def test_the_report_holds_the_graph_tables_and_charts(flow_run, sample):
     assert "Aggregate flow graph" in html
 
 
+@pytest.mark.slow
 def test_without_an_expected_flow_the_modal_flow_is_inferred(sample, dropped, tmp_path):
     subject_dir = tmp_path / "subject"
     subject_dir.mkdir()
@@ -153,6 +156,7 @@ def _chat_subject(tmp_path, traces):
     return tmp_path / "subject.yaml"
 
 
+@pytest.mark.slow
 def test_on_chat_traces_tool_results_thread_and_answers_are_end_products(tmp_path):
     traces = [_chat_trace(f"c{i}", with_tool=i % 3 != 0) for i in range(6)]
     summary = _run(_chat_subject(tmp_path, traces), tmp_path / "run")
@@ -168,6 +172,7 @@ def test_on_chat_traces_tool_results_thread_and_answers_are_end_products(tmp_pat
     assert "Ground-truth check skipped" in html and html.count('<img src="data:image/svg+xml;base64,') >= 1
 
 
+@pytest.mark.slow
 def test_one_trace_says_there_is_no_variance_to_measure(tmp_path):
     summary = _run(_chat_subject(tmp_path, [_chat_trace("only", with_tool=False)]), tmp_path / "run")
     assert _metrics(summary)["traces"] == 1

@@ -9,6 +9,8 @@ import pytest
 from evalkit.contracts.summary import NotebookSummary
 from evalkit.pipeline import run_subject
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def sample(tmp_path_factory):

@@ -28,6 +28,7 @@ def _subject(folder, notebook, parameters, **extra):
     return path
 
 
+@pytest.mark.slow
 def test_the_subject_sets_the_breakdown_field_and_the_report_says_so(tmp_path):
     subject = write_chat_subject(tmp_path / "s", parameters={"01_error_analysis": {"by": "channel"}})
     out = tmp_path / "run"
@@ -76,6 +77,7 @@ def test_the_subject_file_refuses_parameters_it_cannot_apply(tmp_path, capsys, p
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_file_and_path_parameters_resolve_against_the_subject_file(tmp_path, monkeypatch):
     folder = tmp_path / "project" / "evals"
     (folder / "docs").mkdir(parents=True)
@@ -104,6 +106,7 @@ def test_a_missing_file_parameter_names_its_field(tmp_path):
     assert err.value.path == "parameters.98_reads_file.glossary_file"
 
 
+@pytest.mark.slow
 def test_a_subject_without_a_judge_runs_and_the_report_claims_no_judge(tmp_path):
     subject = write_chat_subject(tmp_path / "s", annotations=False)
     out = tmp_path / "run"

@@ -1,6 +1,11 @@
 """Open the report in headless Chromium with the network blocked, as a reader offline would."""
 
+import pytest
 
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.slow
 def test_report_renders_offline_without_errors_or_xss(overview_run, offline_page, tmp_path):
     page = offline_page
     page.goto((overview_run / "index.html").as_uri())

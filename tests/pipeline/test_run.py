@@ -3,6 +3,8 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from evalkit.cli import main
 from evalkit.contracts.summary import NotebookSummary, RunManifest
 from evalkit.pipeline import default_notebooks_dir, run_subject
@@ -13,6 +15,7 @@ from .conftest import FIXTURES, RUN_AT
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_overview_notebook_writes_a_valid_summary(overview_run):
     summary = NotebookSummary.model_validate_json((overview_run / "00_overview" / "summary.json").read_text())
     metrics = {m.name: m.value for m in summary.metrics}
@@ -24,6 +27,7 @@ def test_overview_notebook_writes_a_valid_summary(overview_run):
     assert any(t.title == "Slowest traces" for t in summary.tables)
 
 
+@pytest.mark.slow
 def test_run_folder_has_manifest_executed_notebook_and_pages(overview_run):
     manifest = RunManifest.model_validate_json((overview_run / "run.json").read_text())
     assert manifest.subject == "xss-subject" and manifest.run_at == RUN_AT
@@ -42,6 +46,7 @@ RUN_FILES = ("00_overview/summary.json", "00_overview/00_overview.ipynb", "00_ov
              "index.html", "run.json")
 
 
+@pytest.mark.slow
 def test_rerun_is_byte_identical(overview_run, fixture_subject, tmp_path):
     again = tmp_path / "again"
     run_subject(fixture_subject, again, at=RUN_AT)
@@ -50,6 +55,7 @@ def test_rerun_is_byte_identical(overview_run, fixture_subject, tmp_path):
         assert (again / rel).read_bytes() == (overview_run / rel).read_bytes(), rel
 
 
+@pytest.mark.slow
 def test_executed_notebook_keeps_no_clock_reading_random_id_or_run_folder(overview_run):
     nb = json.loads((overview_run / "00_overview" / "00_overview.ipynb").read_text())
     source = json.loads((default_notebooks_dir() / "00_overview.ipynb").read_text())
@@ -64,6 +70,7 @@ def test_executed_notebook_keeps_no_clock_reading_random_id_or_run_folder(overvi
         assert not {"start_time", "end_time", "duration"} & set(cell["metadata"].get("papermill", {}))
 
 
+@pytest.mark.slow
 def test_no_absolute_path_leaks_into_outputs(overview_run, fixture_subject):
     for rel in RUN_FILES:
         text = (overview_run / rel).read_text()
@@ -78,6 +85,7 @@ def _csp(html: str) -> str:
     return policy
 
 
+@pytest.mark.slow
 def test_notebook_pages_carry_the_report_content_security_policy(overview_run):
     page = (overview_run / "00_overview" / "notebook.html").read_text()
     policy = _csp(page)
@@ -86,6 +94,7 @@ def test_notebook_pages_carry_the_report_content_security_policy(overview_run):
     assert page.index("Content-Security-Policy") < page.index("<script")  # before any script it governs
 
 
+@pytest.mark.slow
 def test_report_is_self_contained_and_escapes_trace_text(overview_run):
     html = (overview_run / "index.html").read_text()
     assert html.count("window.vegaEmbed=") == 1  # one inlined bundle shared by all charts
@@ -99,6 +108,7 @@ def test_report_is_self_contained_and_escapes_trace_text(overview_run):
         json.loads(body)
 
 
+@pytest.mark.slow
 def test_a_failing_notebook_is_named_with_its_cell_and_the_others_are_kept(fixture_subject, tmp_path, capsys):
     notebooks = tmp_path / "notebooks"
     notebooks.mkdir()
@@ -132,6 +142,7 @@ def test_missing_input_names_the_field(tmp_path, capsys):
     assert f"{subject}: traces: input file not found: traces.jsonl" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_report_command_rewrites_index(overview_run, tmp_path, capsys):
     copy = tmp_path / "copy"
     shutil.copytree(overview_run, copy)

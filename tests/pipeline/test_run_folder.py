@@ -79,6 +79,7 @@ def _kill_mid_run(subject: Path, out: Path) -> None:
                 os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.slow
 def test_a_run_killed_over_a_finished_one_leaves_it_as_it_was(overview_run, fixture_subject, tmp_path):
     out = tmp_path / "reports" / "run"
     shutil.copytree(overview_run, out)
@@ -94,6 +95,7 @@ def test_a_run_killed_over_a_finished_one_leaves_it_as_it_was(overview_run, fixt
     assert _files(out) == {rel: data for rel, data in before.items() if rel in RUN_FILES}
 
 
+@pytest.mark.slow
 def test_a_run_killed_into_a_new_folder_leaves_no_report(fixture_subject, tmp_path):
     out = tmp_path / "reports" / "fresh"
     _kill_mid_run(fixture_subject, out)

@@ -73,6 +73,7 @@ def test_notebook_file_parameters_are_held_to_the_folder_but_run_folders_are_not
     assert load_subject(subject).subject.parameters["04_scorecard"]["eval_run_path"] == "../reports/eval"
 
 
+@pytest.mark.slow
 def test_run_refuses_before_running_and_allow_outside_reaches_the_notebooks(layout, capsys, monkeypatch):
     monkeypatch.delenv(ALLOW_OUTSIDE_ENV, raising=False)
     subject = _subject(layout, traces="../shared/traces.jsonl")

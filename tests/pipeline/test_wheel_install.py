@@ -20,6 +20,8 @@ import pytest
 from .conftest import RUN_AT
 from .test_run import SHIPPED
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "README.md", "LICENSE")
 INSTALL_TIMEOUT = 900

@@ -40,6 +40,7 @@ def test_a_filter_not_given_is_an_error_when_the_template_is_loaded(package: str
         page_environment(package).get_template("page.html.j2")
 
 
+@pytest.mark.slow
 def test_rendering_a_page_does_not_import_the_chart_library() -> None:
     # altair takes about two seconds to import; `evalkit review build` and the skill-eval pages need none of it.
     code = ("import sys; import evalkit.analysis.review, evalkit.skilleval.worksheet, evalkit.skilleval.report_view;"

@@ -94,6 +94,7 @@ def _rate_tolerance(p: float, n: int) -> float:
     return max(0.05, 3 * math.sqrt(p * (1 - p) / n))
 
 
+@pytest.mark.slow
 def test_two_generations_are_byte_identical(tmp_path, capsys):
     a, b = tmp_path / "a", tmp_path / "b"
     assert main(["--out", str(a)]) == 0
@@ -113,6 +114,7 @@ def test_a_different_seed_gives_different_traces():
     assert one["traces.jsonl"] != other["traces.jsonl"]
 
 
+@pytest.mark.slow
 def test_module_entry_point_writes_a_small_run(tmp_path):
     out = tmp_path / "small"
     done = subprocess.run([sys.executable, "-m", "evalkit.sample_subject", "--out", str(out), "--seed", "3",
@@ -145,6 +147,7 @@ def test_every_file_of_a_small_run_validates_against_its_contract(tmp_path):
                                                                           for v in verdicts)
 
 
+@pytest.mark.slow
 def test_traces_are_well_formed_trees(default_dir):
     traces = _traces(default_dir)
     assert [t.id for t in traces] == [f"tr-{n:04d}" for n in range(1, 301)]
@@ -324,6 +327,7 @@ def test_readme_tables_show_the_ground_truth_numbers(default_dir):
                f"{judge['tnrTarget']:.4f} | {judge['tnrRealised']:.4f} |" in readme
 
 
+@pytest.mark.slow
 def test_the_committed_sample_matches_a_fresh_generation():
     fresh = {f.name: f.text.encode("utf-8") for f in build_sample(7, 300)}
     committed = {p.name: p.read_bytes() for p in COMMITTED.iterdir() if p.is_file()}

@@ -1,3 +1,4 @@
+
 """The sample's judge: `evalkit judge run --provider replay` on the bundled sample writes its verdicts."""
 
 from __future__ import annotations
@@ -5,11 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from evalkit.cli.main import main
 
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 
 
+@pytest.mark.slow
 def test_replaying_the_cassette_writes_the_committed_verdicts_and_run_records(tmp_path, capsys):
     out = tmp_path / "criterion-verdicts.jsonl"
     code = main(["judge", "run", "--spec", str(SAMPLE / "judge-specs.yaml"), "--traces", str(SAMPLE / "traces.jsonl"),

@@ -186,6 +186,7 @@ def _answers_file(tmp_path, name, jot_comparison):
     return tmp_path / name, given
 
 
+@pytest.mark.slow
 def test_resume_end_to_end(tmp_path):
     stage_dir = run_stage(world(tmp_path, gates=GATES)).parent
     path, given = _answers_file(tmp_path, "answers.json", "better")
@@ -206,6 +207,7 @@ def test_resume_end_to_end(tmp_path):
 BROKEN_TOOL = "import sys\nprint('the prior release cannot start here', file=sys.stderr)\nsys.exit(2)\n"
 
 
+@pytest.mark.slow
 def test_missing_baseline_arms_waived_end_to_end(tmp_path):
     plan = world(tmp_path, gates=GATES)
     broken = write_tool(tmp_path / "old-bin", "notekeep", BROKEN_TOOL)

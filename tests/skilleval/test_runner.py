@@ -30,6 +30,7 @@ def staged(tmp_path_factory):
     return tmp, plan, path, lines
 
 
+@pytest.mark.slow
 def test_every_required_arm_runs_once_with_one_progress_line_each(staged):
     tmp, plan, path, lines = staged
     assert lines == [
@@ -96,6 +97,7 @@ def test_arm_evidence_for_the_worksheet(staged):
         arm_evidence(path.parent, "tally-local", "baseline")
 
 
+@pytest.mark.slow
 def test_rerun_with_the_same_injected_time_is_byte_identical(staged, tmp_path):
     _, plan, path, _ = staged
     plan.out = tmp_path / "again"
@@ -120,6 +122,7 @@ def test_failing_action_fails_the_candidate_and_the_stage(tmp_path):
     assert stage.report.cases[0].candidate.deterministic_grade == "fail"
 
 
+@pytest.mark.slow
 def test_validation_reads_the_boolean_at_the_pointer(tmp_path):
     # `valid` is the string "yes" when BREAK-VALIDATION exists: not a boolean, so validation fails
     setup = [["notekeep", "add", "BREAK-VALIDATION", "--json"]]
@@ -166,6 +169,7 @@ TAMPERS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(TAMPERS))
 def test_runner_refuses_bad_receipts_as_a_missing_arm(tmp_path, name):
     tamper, reason = TAMPERS[name]
@@ -178,6 +182,7 @@ def test_runner_refuses_bad_receipts_as_a_missing_arm(tmp_path, name):
     assert stage.report.outcome == "incomplete"
 
 
+@pytest.mark.slow
 def test_inputs_changed_during_the_run_are_refused(tmp_path):
     def edit_skill(folder, facts):
         skill = plan.candidate_dir / "tally" / "SKILL.md"
@@ -215,6 +220,7 @@ sys.exit(int(os.environ.get("AGENT_EXIT", "0")))
 '''
 
 
+@pytest.mark.slow
 def test_command_adapter_runs_the_agent_first_and_keeps_its_transcript(tmp_path, monkeypatch):
     monkeypatch.setenv("OTHER_SECRET", "must-not-leak")
     agent = _agent(tmp_path, AGENT)
@@ -233,6 +239,7 @@ def test_command_adapter_runs_the_agent_first_and_keeps_its_transcript(tmp_path,
     assert stage.report.adapter.name == "command"
 
 
+@pytest.mark.slow
 def test_failed_agent_leaves_an_incomplete_arm(tmp_path, monkeypatch):
     agent = _agent(tmp_path, AGENT)
     adapter = CommandAdapter(agent, ["agent", "{prompt}", "{sandbox}"], 20.0, {"AGENT_EXIT": "4"})
@@ -244,6 +251,7 @@ def test_failed_agent_leaves_an_incomplete_arm(tmp_path, monkeypatch):
     assert stage.report.outcome == "incomplete"
 
 
+@pytest.mark.slow
 def test_cli_run_and_resume(tmp_path, capsys):
     plan = world(tmp_path)  # writes the registry, tool and skills
     tool = plan.executables["candidate"]["notekeep"].path
@@ -273,6 +281,7 @@ def test_cli_run_and_resume(tmp_path, capsys):
     assert (tmp_path / "report.json").read_bytes() == first
 
 
+@pytest.mark.slow
 def test_cli_command_adapter(tmp_path, capsys):
     plan = world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")])
     agent = write_tool(tmp_path / "agentbin", "agent", AGENT)
@@ -303,6 +312,7 @@ def test_cli_refuses_unknown_binding_and_bad_time(tmp_path, capsys):
     assert "expected an RFC 3339 UTC time" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_lint_problems_fail_the_deterministic_checks(tmp_path):
     plan = world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")])
     skill = plan.candidate_dir / "tally" / "SKILL.md"
@@ -324,6 +334,7 @@ def test_cli_help_explains_the_run(capsys):
         assert words in text
 
 
+@pytest.mark.slow
 def test_product_head_comes_from_git_when_not_given(tmp_path):
     product = tmp_path / "product"
     product.mkdir()

@@ -111,6 +111,7 @@ def test_the_recorded_answers_answer_exactly_the_registry_cases():
         assert answer.comparison in expected
 
 
+@pytest.mark.slow
 def test_the_chain_runs_to_a_passing_report(tmp_path, capsys):
     if shutil.which("git") is None:
         pytest.skip("the sample's fixtures are Git repositories: install git")
@@ -137,6 +138,7 @@ def test_the_chain_runs_to_a_passing_report(tmp_path, capsys):
     assert worksheet.count("Decoy planted in each arm's sandbox: <code>.tasknote/notes.json</code>") == 2
 
 
+@pytest.mark.slow
 def test_a_baseline_tool_that_cannot_start_leaves_the_paired_cases_inconclusive(tmp_path, capsys):
     broken = tmp_path / "tasknote-0.1"
     broken.write_text("#!/bin/sh\necho '{\"error\": \"cannot start\"}'\nexit 2\n", encoding="utf-8")
@@ -187,6 +189,7 @@ def test_a_baseline_tool_that_cannot_start_leaves_the_paired_cases_inconclusive(
     assert "issue 7: rebuild tasknote 0.1.0" in page and page.count('<span class="cell missing">missing</span>') == 2
 
 
+@pytest.mark.slow
 def test_the_stand_in_agent_follows_each_arms_skill_through_the_command_adapter(tmp_path):
     agent = SAMPLE / "agent" / "follow-skill"
     assert os.access(agent, os.X_OK)
@@ -212,6 +215,7 @@ def test_the_stand_in_agent_follows_each_arms_skill_through_the_command_adapter(
     assert read_model(tmp_path / "report.json", SkillEvalReport).outcome == "pass"
 
 
+@pytest.mark.slow
 def test_the_worksheet_shows_only_skill_copies_that_still_match_the_sealed_digest(tmp_path):
     stage = tmp_path / "stage"
     assert main(["skill-eval", "run", str(REGISTRY), "--candidate", str(SAMPLE / "skills" / "candidate"),

@@ -130,6 +130,7 @@ def test_environment_is_scrubbed_to_the_allow_list(tmp_path, monkeypatch):
     assert set(env) == set(scrubbed_env(plan.executables["candidate"].values(), raw / "sandbox"))
 
 
+@pytest.mark.slow
 def test_timeout_kills_the_command_and_the_arm_is_missing(tmp_path):
     actions = [{"id": "wait-forever", "operation": "notekeep-command", "command": ["notekeep", "sleep", "30", "--json"]}]
     plan = _one_case(tmp_path, actions, timeout=1.0)

@@ -39,6 +39,7 @@ def _refused(stage, *needles):
     return err.value
 
 
+@pytest.mark.slow
 def test_untouched_stage_decodes(stage):
     decoded = read_stage(stage)
     assert len(decoded.report.cases) == 4

@@ -1,8 +1,11 @@
+
 """Drive worksheet.html in headless Chromium, offline: answer, reload (autosave kept), export, validate, resume."""
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from evalkit.cli.main import main
 from evalkit.contract_files import read_model
@@ -12,6 +15,8 @@ from evalkit.io.canonical import canonical_dumps
 from evalkit.skilleval.worksheet import render_worksheet
 
 from .worksheet_stage import REGISTRY, evidence_for, make_stage, sample_cases, sample_policy
+
+pytestmark = pytest.mark.slow
 
 XSS = "<script>window.__xss=1</script><img src=x onerror=\"window.__xss=2\">"
 NOTES = {

@@ -48,6 +48,7 @@ def test_a_good_agent_run_is_linked_to_its_case_and_repeat(tmp_path):
                        "traceId": f"{CASES[0].id}-r1"}
 
 
+@pytest.mark.slow
 def test_crash_timeout_and_garbage_are_errored_runs_never_dropped(tmp_path):
     crash = _agent(tmp_path, "crash", "import sys\nsys.stderr.write('Traceback: model quota exceeded\\n')\n"
                                       "sys.exit(3)\n")
@@ -135,6 +136,7 @@ def _sample_subject(tmp_path, spec):
     return tmp_path / "subject.yaml", picked
 
 
+@pytest.mark.slow
 def test_the_sample_agent_runs_deterministically_and_resumes(tmp_path):
     from evalkit.sample_subject.agent_spec import default_spec
 
@@ -159,6 +161,7 @@ def test_the_sample_agent_runs_deterministically_and_resumes(tmp_path):
     assert changed.traces[0].to_json_obj() != a.traces[0].to_json_obj()
 
 
+@pytest.mark.slow
 def test_the_agent_spec_decides_which_failure_modes_show(tmp_path):
     modes = ["dropped_tool_result", "hallucinated_policy", "missed_escalation", "wrong_tool_args"]
     always = {"seed": 1, "failure_rates": dict.fromkeys(modes, 1.0), "order_lookup_timeout_rate": 0.0,

@@ -1,3 +1,4 @@
+
 """A partitioned import killed with SIGKILL leaves its staging folder; the next import removes it (and
 says so), never the folder of an import still running."""
 
@@ -9,8 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evalkit.traces import iter_dataset_traces
 from tests.processes import kill_once
+
+pytestmark = pytest.mark.slow
 
 
 def _source(path: Path, n_traces: int) -> None:

@@ -13,6 +13,8 @@ import pytest
 from evalkit.traces import load
 from tests.processes import kill_once
 
+pytestmark = pytest.mark.slow
+
 
 def _big_source(path: Path, n_traces: int) -> None:
     with path.open("w") as fh:

@@ -1,3 +1,4 @@
+
 """The OTel importer's cheaper checks give what the full ones give: JSON texts written with Python's
 default separators (tool arguments, GenAI messages) are read as the strict parser reads them, a model
 call without any payload attribute skips the payload search, and usage and span ids are read as before."""
@@ -5,6 +6,7 @@ call without any payload attribute skips the payload search, and usage and span 
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +24,7 @@ VALUES = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(VALUES, st.sampled_from(["", "dup", "dup-spaced-string", "long", "long-dup"]))
 def test_texts_with_python_separators_read_as_the_strict_parser_reads_them(value: Any, twist: str) -> None:

@@ -169,6 +169,7 @@ def test_a_folder_that_is_not_a_dataset_is_named_in_the_error(tmp_path, capsys):
     assert "not an evalkit trace dataset (missing columns: trace_id" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_long_payloads_cut_batches_before_the_observation_count_does(tmp_path):
     traces = varied_traces()
     write_dataset(traces, tmp_path / "few", "day")

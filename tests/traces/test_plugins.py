@@ -128,6 +128,7 @@ def test_a_swe_agent_trajectory_is_one_trace_of_turns_and_commands(tmp_path, plu
     assert trace.observations[3].output == "diff --git a/x b/x" and trace.observations[3].parent_id == "step1"
 
 
+@pytest.mark.slow
 def test_the_cli_finds_an_installed_plugin_in_a_fresh_process(tmp_path):
     _dist_info(tmp_path / "site", ENTRY_POINTS)
     src = tmp_path / "run.traj.json"

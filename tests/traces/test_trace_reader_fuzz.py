@@ -19,6 +19,8 @@ from evalkit.errors import InputError
 from evalkit.traces import iter_traces, load, write_jsonl
 from evalkit.traces.native import trace_line
 
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 _NATIVE = {"id": "tr-1", "name": "run", "input": {"q": "hi"}, "observations": [
