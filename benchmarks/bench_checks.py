@@ -107,6 +107,11 @@ def main(argv: list[str] | None = None) -> None:
         done += n
     card = build_scorecard(routed, tally, subject="bench", matrix_version="v1", generated_at="bench",
                            trace_count=done)
+    # every trace was checked by every primitive and counted once on the card
+    assert card.trace_count == done == args.traces, (card.trace_count, done, args.traces)
+    for component in card.components:
+        for score in component.criteria:
+            assert sum(score.counts.model_dump().values()) == done, (score.criterion_id, score.counts)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(render_card(card))
     print(f"traces: {done:,} x {len(routed)} primitives = {done * len(routed):,} checks")

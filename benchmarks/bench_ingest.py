@@ -199,6 +199,8 @@ def main(argv: list[str] | None = None) -> None:
             write_file(path, fmt, per_format)
             ref_s, secs, ratio, n_obs = _paired(lambda p=path: _reference(p), lambda p=path, f=fmt: _consume(p, f),
                                                 args.repeat)
+            # every observation written is read back: a faster importer that loses some is no result
+            assert n_obs == per_format * OBS_PER_TRACE, f"{fmt}: read {n_obs} of {per_format * OBS_PER_TRACE}"
             small, big = Path(tmp) / f"{fmt}-small.jsonl", Path(tmp) / f"{fmt}-big.jsonl"
             write_file(small, fmt, max(50, per_format // 20))
             write_file(big, fmt, max(200, per_format // 5))

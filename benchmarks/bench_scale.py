@@ -17,8 +17,8 @@ graphs on a two-worker Dask cluster.
    other work, the wall-clock speedup says as much about the neighbours as about evalkit. So two plain
    processes (no Dask, each building every other partition) run at once as well: the most any two
    processes got from the cores at the time, the ceiling the cluster is measured against; with
-   ``--flow-repeat N`` the three run in turn N times and the fastest of each is kept. Run it as
-   ``flock /work/coord/bench.lock python -m benchmarks.bench_scale ...`` where benchmarks share cores.
+   ``--flow-repeat N`` the three run in turn N times and the fastest of each is kept. Where other
+   benchmarks share the cores, run them one at a time (``flock LOCKFILE python -m benchmarks...``).
 
 Run: ``python -m benchmarks.bench_scale [--scale 1.0] [--flow-traces 2000] [--flow-repeat 1] [--skip-flow]
 [--skip-stats]``.
@@ -144,10 +144,12 @@ def _child(argv: list[str]) -> ChildRun:
 
 
 _EAGER = """
-import json, sys
-from evalkit.traces import to_frame, trace_stats
+import sys
+from evalkit.io.canonical import canonical_dumps
+from evalkit.traces import stats_json, to_frame, trace_stats
 frame = to_frame(sys.argv[1]).collect()  # the same table, every observation in memory at once
-sys.stdout.write(json.dumps(trace_stats(frame, n_traces=frame["trace_id"].n_unique()), sort_keys=True))
+# written as `evalkit traces stats --json` writes it, so the two outputs compare statistic by statistic
+sys.stdout.write(canonical_dumps(stats_json(trace_stats(frame, n_traces=frame["trace_id"].n_unique()))))
 """
 
 
