@@ -18,22 +18,26 @@ elsewhere (``..``, an absolute path, a link out) is refused unless the run allow
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit import __version__
-from evalkit.contracts.subject import Subject
-from evalkit.contracts.summary import InputDigest, NotebookRun, RunManifest
+from evalkit.contracts.summary import NotebookRun, RunManifest
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
 from evalkit.notebook_parameters import notebook_parameters
 from evalkit.run_folder import building
+from evalkit.subjects import (  # noqa: F401  (the notebooks read subjects through the pipeline)
+    ALLOW_OUTSIDE_ENV,
+    ResolvedSubject,
+    input_digests,
+    load_subject,
+    outside_allowed,
+)
 
 KERNEL_NAME = "python3"
 """papermill runs every notebook in this kernel; jupyter_client starts it with the running Python,
@@ -60,75 +64,6 @@ def default_notebooks_dir() -> Path:
         raise InputError(f"evalkit's notebooks are not a folder on disk ({folder}); "
                          "name one with --notebooks")
     return folder
-
-
-@dataclass(frozen=True)
-class ResolvedSubject:
-    """A subject file read and validated, with its inputs resolved against the file's folder."""
-
-    subject: Subject
-    path: Path
-
-    @property
-    def base(self) -> Path:
-        return self.path.parent
-
-    def resolve(self, relative: str | None) -> Path | None:
-        """An input's path on this machine (None when the subject does not name it)."""
-        return None if relative is None else (self.base / relative).resolve()
-
-
-ALLOW_OUTSIDE_ENV = "EVALKIT_ALLOW_OUTSIDE"
-"""Set to ``1``, subjects may name paths outside their folder. ``evalkit run --allow-outside`` sets it for
-its notebooks' kernels (they read the subject again); other commands that read a subject honour it too."""
-
-
-def _outside_allowed(allow_outside: bool | None) -> bool:
-    return allow_outside if allow_outside is not None else os.environ.get(ALLOW_OUTSIDE_ENV) == "1"
-
-
-def load_subject(path: str | Path, *, allow_outside: bool | None = None) -> ResolvedSubject:
-    """Read a subject file and check every input file it names: inside the subject's folder, and existing.
-
-    Args:
-        path: the subject file.
-        allow_outside: accept input files outside the subject file's folder (``..``, absolute paths,
-            links out); None: only when the environment sets ``EVALKIT_ALLOW_OUTSIDE=1``. Folders given
-            as ``*_path`` parameters (what other evalkit commands wrote) are not held to the folder.
-
-    Raises:
-        InputError: invalid subject file, a path outside the subject's folder, or an input file that
-            is missing (each named by its field).
-    """
-    from evalkit.contract_files import read_model
-
-    p = Path(path)
-    resolved = ResolvedSubject(read_model(p, Subject), p.resolve())
-    subject = resolved.subject
-    if not _outside_allowed(allow_outside):
-        folder = resolved.base.resolve()
-        # Input files only: a ``*_path`` parameter names a folder another evalkit command wrote (an eval run,
-        # an EDD loop), which may well sit elsewhere (the sample's ``eval_run_path: ../../reports/sample-eval``).
-        for field, rel in subject.input_paths().items():
-            if not (folder / rel).resolve().is_relative_to(folder):
-                raise InputError(f"{rel} is outside the subject's folder {folder} (after following links): a "
-                                 "subject reads its files from its own folder and below; move the file there, "
-                                 f"or allow it with evalkit run --allow-outside ({ALLOW_OUTSIDE_ENV}=1 for "
-                                 "other commands)", file=str(path), path=field)
-    for field, rel in subject.input_paths().items():
-        if not (resolved.base / rel).is_file():
-            raise InputError(f"input file not found: {rel}", file=str(path), path=field)
-    return resolved
-
-
-def input_digests(resolved: ResolvedSubject) -> list[InputDigest]:
-    """SHA-256 and size of every input, named as the subject file names it."""
-    digests = []
-    for field, rel in resolved.subject.input_paths().items():
-        data = (resolved.base / rel).read_bytes()
-        digests.append(InputDigest(field=field, path=rel, sha256=hashlib.sha256(data).hexdigest(),
-                                   bytes=len(data)))
-    return digests
 
 
 FIRST_LINE_CHARS = 60
@@ -272,7 +207,7 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
     """
     from evalkit.report import MANIFEST_FILE, write_report
 
-    allow = _outside_allowed(allow_outside)
+    allow = outside_allowed(allow_outside)
     resolved = load_subject(subject_path, allow_outside=allow)
     subject = resolved.subject
     names = list(subject.notebooks)

@@ -130,7 +130,7 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
     from evalkit.contracts.labels import HumanLabel
     from evalkit.contracts.matrix import EvalMatrix
     from evalkit.judge import ProviderError
-    from evalkit.pipeline import input_digests, load_subject
+    from evalkit.subjects import input_digests, load_subject
     from evalkit.suite import run_subject
 
     resolved = load_subject(subject_file)

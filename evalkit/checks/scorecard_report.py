@@ -64,7 +64,7 @@ def scorecard_story(subject_file: str | Path, eval_run_dir: str | Path | None = 
     from evalkit.checks.eval_run import NOT_RECORDED, read_eval_run
     from evalkit.checks.review import review_runs
     from evalkit.contract_files import read_model
-    from evalkit.pipeline import load_subject
+    from evalkit.subjects import load_subject
 
     resolved = load_subject(subject_file)
     subject = resolved.subject

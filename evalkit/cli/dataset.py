@@ -20,7 +20,7 @@ def _suite_path(subject_or_dataset: str) -> Path:
     if isinstance(first, dict) and "cases" in first:
         return path
     if isinstance(first, dict) and "notebooks" in first:
-        from evalkit.pipeline import load_subject
+        from evalkit.subjects import load_subject
 
         resolved = load_subject(path)
         if resolved.subject.dataset is None:

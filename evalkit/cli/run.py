@@ -9,7 +9,8 @@ import sys
 def _cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from evalkit.pipeline import load_subject, run_subject
+    from evalkit.pipeline import run_subject
+    from evalkit.subjects import load_subject
 
     allow = args.allow_outside or None  # without the option, EVALKIT_ALLOW_OUTSIDE=1 still allows
     out = args.out

@@ -83,7 +83,7 @@ class SuiteEvaluation:
         from evalkit.checks import eval_subject, route
         from evalkit.contract_files import read_model
         from evalkit.contracts.matrix import EvalMatrix
-        from evalkit.pipeline import load_subject
+        from evalkit.subjects import load_subject
 
         repeats = self.variance_repeats if phase == "variance" else 1
         folder = self.out_dir / f"swing-{swing:03d}" / "eval"

@@ -30,7 +30,7 @@ def run_subject_loop(subject_file: str | Path, out_dir: str | Path, *, budget: L
     Raises:
         InputError: the subject has no ``edd`` block, or what the evaluation needs is missing.
     """
-    from evalkit.pipeline import load_subject
+    from evalkit.subjects import load_subject
 
     resolved = load_subject(subject_file)
     subject = resolved.subject
