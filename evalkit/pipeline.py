@@ -137,6 +137,25 @@ def make_reproducible(executed: Path, source: Path, at: str | None) -> None:
     atomic_write_text(executed, nbformat.writes(nb))
 
 
+def _quiet_shutdown_kernel_manager() -> type:
+    """jupyter_client's kernel manager, but one that does not interrupt an idle kernel to shut it down.
+
+    jupyter_client sends SIGINT before every shutdown request (to stop a cell still running); a finished
+    notebook's kernel is idle, and when the signal lands in its event loop ipykernel logs "KeyboardInterrupt
+    caught in kernel." on the command's standard error, in the middle of a run that went well. Interrupts
+    at other times (nbclient's on a cell's timeout) are sent as before.
+    """
+    from jupyter_client.manager import AsyncKernelManager
+
+    class QuietShutdownKernelManager(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return QuietShutdownKernelManager
+
+
 def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object],
                  at: str | None = None) -> NotebookRun:
     """Execute one notebook into ``out_dir`` and render it; never raises for a failing cell.
@@ -156,7 +175,8 @@ def run_notebook(notebook: Path, out_dir: Path, parameters: dict[str, object],
         # The kernel's own log level is raised so its "running over TCP" warning does not bury progress.
         papermill.execute_notebook(str(notebook), str(executed), parameters={**parameters, "output_dir": "."},
                                    kernel_name=KERNEL_NAME, cwd=str(out_dir), progress_bar=False,
-                                   log_output=False, extra_arguments=["--IPKernelApp.log_level=ERROR"])
+                                   log_output=False, extra_arguments=["--IPKernelApp.log_level=ERROR"],
+                                   kernel_manager_class=_quiet_shutdown_kernel_manager())
         result = NotebookRun(name=name, status="ok")
         if not (out_dir / SUMMARY_FILE).exists():
             result = NotebookRun(name=name, status="failed",
