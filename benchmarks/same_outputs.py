@@ -153,7 +153,8 @@ def run_scenario(tree: Path, into: Path) -> None:
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
     for name in ("data", "examples"):
-        shutil.copytree(tree / name, WORK / name, symlinks=True)
+        shutil.copytree(tree / name, WORK / name, symlinks=True,  # what git tracks, not what an install built
+                        ignore=shutil.ignore_patterns("*.egg-info", "__pycache__"))
     transcript = []
     for name, argv in SCENARIO + _help_commands(tree):
         proc = subprocess.run([sys.executable, "-m", "evalkit.cli", *argv], cwd=WORK, env=_env(tree),
