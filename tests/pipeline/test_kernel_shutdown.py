@@ -19,7 +19,11 @@ def _signals(shutting_down: bool) -> list[int]:
     manager._kernel_spec = type("Spec", (), {"interrupt_mode": "signal"})()
     manager.provisioner = type("Provisioner", (), {"has_process": True})()  # a kernel is running
     manager.shutting_down = shutting_down
-    asyncio.run(manager._async_interrupt_kernel())
+    loop = asyncio.new_event_loop()  # not asyncio.run: a notebook test before may leave a loop running
+    try:
+        loop.run_until_complete(manager._async_interrupt_kernel())
+    finally:
+        loop.close()
     return sent
 
 
