@@ -1,16 +1,20 @@
 """Facades whose names load on first use (PEP 562), for packages with parts that are slow to import.
 
-``from evalkit.report import readable`` then costs only the module that defines ``readable``; a package
-that wants this keeps its full ``__all__`` (and the imports under ``TYPE_CHECKING`` for editors) and says
-where each name lives.
+``from evalkit.report import readable`` then costs only the module that defines ``readable``. A package that
+wants this writes its imports under ``if TYPE_CHECKING:`` (what editors and type checkers read) and its
+``__all__``, and ends with ``__getattr__, __dir__ = load_on_first_use(__name__, __all__)``. The imports are
+the one list of where each name lives: this module reads them from the facade's source. ruff refuses an
+import missing from ``__all__`` (F401), and a name in ``__all__`` that no import names is refused here.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
 import sys
 import types
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 _SAME_NAMED: dict[str, frozenset[str]] = {}
@@ -33,23 +37,42 @@ class _Facade(types.ModuleType):
         super().__setattr__(name, value)
 
 
-def load_on_first_use(package: str, homes: Mapping[str, str],
-                      public: Iterable[str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def _homes(facade_file: str) -> dict[str, str]:
+    """Each name the facade's ``if TYPE_CHECKING:`` block imports, and its home: ``module`` or, for
+    ``from module import other as name``, ``module:other``."""
+    homes: dict[str, str] = {}
+    for node in ast.parse(Path(facade_file).read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for imp in node.body:
+                if isinstance(imp, ast.ImportFrom) and imp.module and not imp.level:
+                    for alias in imp.names:
+                        name = alias.asname or alias.name
+                        homes[name] = imp.module if name == alias.name else f"{imp.module}:{alias.name}"
+    return homes
+
+
+def load_on_first_use(package: str, public: Iterable[str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The module-level ``__getattr__`` and ``__dir__`` of a facade whose names load on first use.
 
     Args:
-        package: the facade's module name (its ``__name__``), for the error on an unknown name.
-        homes: each lazily loaded name and the module that defines it; ``"module:other"`` when the
-            facade offers the module's ``other`` under this name.
+        package: the facade's module name (its ``__name__``); the facade must be in ``sys.modules``.
         public: the facade's ``__all__``, what ``dir()`` lists.
 
     Returns:
         ``(__getattr__, __dir__)``, to assign at the facade's top level.
+
+    Raises:
+        RuntimeError: a name in ``__all__`` is neither imported under ``TYPE_CHECKING`` nor defined yet.
     """
+    facade = sys.modules[package]
+    homes = _homes(facade.__file__)
     listed = sorted(public)
+    unknown = [n for n in listed if n not in homes and n not in vars(facade)]
+    if unknown:
+        raise RuntimeError(f"{package}.__all__ names {unknown}, which its TYPE_CHECKING imports do not")
+    facade._HOMES = homes  # where each lazy name lives, for tests and tools
     same_named = frozenset(name for name, home in homes.items() if home == f"{package}.{name}")
-    facade = sys.modules.get(package)
-    if same_named and facade is not None:
+    if same_named:
         _SAME_NAMED[package] = same_named
         facade.__class__ = _Facade
 

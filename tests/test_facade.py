@@ -9,7 +9,6 @@ import sys
 import pytest
 
 import evalkit.report
-from evalkit.facade import load_on_first_use
 
 
 def test_every_public_name_of_the_report_facade_is_the_object_its_module_defines() -> None:
@@ -34,9 +33,38 @@ def test_a_name_loads_its_module_only_when_first_asked_for() -> None:
     assert out.split() == ["False", "True"]
 
 
-def test_the_helper_lists_the_public_names_and_finds_each_in_its_home() -> None:
-    getattr_, dir_ = load_on_first_use("somewhere", {"dumps": "json"}, ["dumps", "EAGER"])
-    assert getattr_("dumps") is importlib.import_module("json").dumps
-    assert dir_() == ["EAGER", "dumps"]
-    with pytest.raises(AttributeError, match="'somewhere' has no attribute 'loads'"):
-        getattr_("loads")
+def _facade(tmp_path, monkeypatch, body: str):
+    package = tmp_path / "somewhere"
+    package.mkdir()
+    (package / "__init__.py").write_text(body)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "somewhere", raising=False)
+    return importlib.import_module("somewhere")
+
+
+def test_the_type_checking_imports_say_where_each_name_lives(tmp_path, monkeypatch) -> None:
+    facade = _facade(tmp_path, monkeypatch, (
+        "from typing import TYPE_CHECKING\n"
+        "from evalkit.facade import load_on_first_use\n"
+        "if TYPE_CHECKING:\n"
+        "    from json import dumps\n"
+        "    from json import loads as read\n"
+        "EAGER = 1\n"
+        "__all__ = ['EAGER', 'dumps', 'read']\n"
+        "__getattr__, __dir__ = load_on_first_use(__name__, __all__)\n"))
+    assert facade.dumps is importlib.import_module("json").dumps
+    assert facade.read is importlib.import_module("json").loads
+    assert dir(facade) == ["EAGER", "dumps", "read"]
+    with pytest.raises(AttributeError, match="'somewhere' has no attribute 'load'"):
+        facade.load  # noqa: B018
+
+
+def test_a_public_name_no_import_names_stops_the_facade_from_loading(tmp_path, monkeypatch) -> None:
+    with pytest.raises(RuntimeError, match=r"somewhere.__all__ names \['loads'\]"):
+        _facade(tmp_path, monkeypatch, (
+            "from typing import TYPE_CHECKING\n"
+            "from evalkit.facade import load_on_first_use\n"
+            "if TYPE_CHECKING:\n"
+            "    from json import dumps\n"
+            "__all__ = ['dumps', 'loads']\n"
+            "__getattr__, __dir__ = load_on_first_use(__name__, __all__)\n"))

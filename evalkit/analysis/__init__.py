@@ -42,27 +42,6 @@ if TYPE_CHECKING:
     from evalkit.analysis.transcript import transcript
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
-_HOMES = {
-    **dict.fromkeys(("AgreementOn", "AnnotatorAgreement", "agreement_on", "annotator_agreement"),
-                     "evalkit.analysis.agreement"),
-    **dict.fromkeys(("breakdown_gap", "mode_cooccurrence", "modes_by"), "evalkit.analysis.breakdown"),
-    **dict.fromkeys(("SATURATION_WINDOW", "STRATEGIES"), "evalkit.analysis.defaults"),
-    **dict.fromkeys(("ImportResult", "import_review_export", "read_review_export"),
-                     "evalkit.analysis.exports"),
-    **dict.fromkeys(("group_of", "trace_features"), "evalkit.analysis.features"),
-    **dict.fromkeys(("FailureRates", "ModeRate", "failure_mode_rates"), "evalkit.analysis.rates"),
-    **dict.fromkeys(("render_review", "review_key", "write_review"), "evalkit.analysis.review"),
-    "sample_traces": "evalkit.analysis.sampling",
-    **dict.fromkeys(("Saturation", "SaturationPoint", "saturation_curve"), "evalkit.analysis.saturation"),
-    **dict.fromkeys(("StoreContents", "annotators", "append_annotations", "labels_of", "latest",
-                     "read_store"), "evalkit.analysis.store"),
-    **dict.fromkeys(("axial_code", "check_modes", "modes_for_note", "read_taxonomy", "uncoded_fails",
-                     "unknown_modes"), "evalkit.analysis.taxonomy"),
-    "transcript": "evalkit.analysis.transcript",
-    **dict.fromkeys(("Annotation", "FailureMode", "ReviewExport", "Taxonomy"),
-                     "evalkit.contracts.annotation"),
-}
-
 __all__ = [
     "SATURATION_WINDOW",
     "STRATEGIES",
@@ -107,4 +86,4 @@ __all__ = [
     "write_review",
 ]
 
-__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)

@@ -73,37 +73,6 @@ if TYPE_CHECKING:
     from evalkit.calibration.tables import Table, read_table
     from evalkit.errors import TestSetAlreadyMeasured
 
-_HOMES = {
-    **dict.fromkeys(("Kappa", "annotator_kappa", "cohens_kappa"), "evalkit.calibration.agreement"),
-    **dict.fromkeys(("Applicability", "calibration_applies"), "evalkit.calibration.applies"),
-    "as_binary": "evalkit.calibration.binary",
-    **dict.fromkeys(("CorrectedRate", "adjusted_wald_interval", "correct_observed_rate",
-                     "corrected_pass_rate", "rogan_gladen"), "evalkit.calibration.correction"),
-    **dict.fromkeys(("Calibrations", "calibrate_criteria", "criteria_of", "label_budget", "observed_rate"),
-                     "evalkit.calibration.criteria"),
-    **dict.fromkeys(("DEFAULT_ITERATIONS", "DEFAULT_METHOD", "DEFAULT_POLICY_VERSION", "METHODS"),
-                     "evalkit.calibration.defaults"),
-    **dict.fromkeys(("CriterionCalibration", "calibrate_criterion", "dev_history", "sensitivity"),
-                     "evalkit.calibration.criterion"),
-    **dict.fromkeys(("BINDING_PARTS", "CalibrationCheck", "JudgeIdentity", "bind_validation",
-                     "calibration_digest", "check_calibration", "judge_of_run", "label_set_digest",
-                     "make_binding"), "evalkit.calibration.expiry"),
-    **dict.fromkeys(("read_labels", "read_verdicts"), "evalkit.calibration.files"),
-    **dict.fromkeys(("LABEL_VALUES", "VERDICT_VALUES", "Appended", "LabelColumns", "VerdictColumns",
-                     "append_records", "labels_from_table", "parse_value_map", "verdicts_from_table"),
-                     "evalkit.calibration.imports"),
-    "validate_judge": "evalkit.calibration.judge_validation",
-    **dict.fromkeys(("LedgerEntry", "TestLedger"), "evalkit.calibration.ledger"),
-    **dict.fromkeys(("Confusion", "confusion", "wilson_interval"), "evalkit.calibration.metrics"),
-    **dict.fromkeys(("Pairing", "pair_labels", "unlabeled_verdicts"), "evalkit.calibration.pairing"),
-    **dict.fromkeys(("LabelPlan", "expected_width", "plan_labels"), "evalkit.calibration.planning"),
-    **dict.fromkeys(("DEFAULT_FRACTIONS", "LabelSplits", "split_labels"), "evalkit.calibration.splits"),
-    **dict.fromkeys(("GATES", "MIN_LABELS", "MIN_RATE", "judge_shortfalls", "judge_status"),
-                     "evalkit.calibration.status"),
-    **dict.fromkeys(("Table", "read_table"), "evalkit.calibration.tables"),
-    "TestSetAlreadyMeasured": "evalkit.errors",
-}
-
 __all__ = [
     "DEFAULT_POLICY_VERSION",
     "Applicability",
@@ -174,4 +143,4 @@ __all__ = [
     "wilson_interval",
 ]
 
-__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)

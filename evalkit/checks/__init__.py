@@ -92,14 +92,6 @@ if TYPE_CHECKING:
     )
     from evalkit.checks.tree_drawing import draw_tree, tree_graph
 
-_ON_FIRST_USE = {
-    **dict.fromkeys(("ScorecardStory", "component_frame", "criterion_frame", "decision_frame", "fork_frame",
-                     "mismatch_frame", "rate_rows", "review_frame", "scorecard_story", "variance_frame"),
-                    "evalkit.checks.scorecard_report"),
-    **dict.fromkeys(("draw_tree", "tree_graph"), "evalkit.checks.tree_drawing"),
-}
-
-
 __all__ = [
     "DEFAULT_MAX_VARIANCE",
     "FORMATS",
@@ -170,4 +162,4 @@ __all__ = [
     "write_scorecard",
 ]
 
-__getattr__, __dir__ = load_on_first_use(__name__, _ON_FIRST_USE, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)

@@ -87,38 +87,6 @@ if TYPE_CHECKING:
     )
     from evalkit.contracts.verdict import Assumption, BlockedBy, CriterionVerdict, Ref
 
-_HOMES = {
-    **dict.fromkeys(("Annotation", "FailureMode", "NoteRule", "ReviewExport", "Taxonomy"),
-                     "evalkit.contracts.annotation"),
-    **dict.fromkeys(("CamelContract", "OpenCamelContract", "SnakeContract"), "evalkit.contracts.base"),
-    **dict.fromkeys(("BehaviorEdge", "BehaviorNode", "BehaviorTree"), "evalkit.contracts.behavior_tree"),
-    **dict.fromkeys(("AgentRun", "Case", "Dataset", "Dimension"), "evalkit.contracts.dataset"),
-    **dict.fromkeys(("ChangeRequestResponse", "EddChangeRequest", "FailingCaseRef", "LoopBudget"),
-                     "evalkit.contracts.edd"),
-    **dict.fromkeys(("ExpectedEdge", "ExpectedFlow", "FlowEdge", "FlowGraph", "FlowNode", "UnthreadedOutput"),
-                     "evalkit.contracts.flow"),
-    **dict.fromkeys(("FewShotExample", "InputSelection", "JudgeOutput", "JudgePin", "JudgeSpec",
-                     "ObservationSelection", "Term"), "evalkit.contracts.judge"),
-    "JudgeRunRecord": "evalkit.contracts.judge_run",
-    **dict.fromkeys(("CalibrationBinding", "HumanLabel", "LedgerEntry", "ValidationResult"),
-                     "evalkit.contracts.labels"),
-    **dict.fromkeys(("CheckConfig", "EvalMatrix", "MatrixComponent", "MatrixCriterion"),
-                     "evalkit.contracts.matrix"),
-    **dict.fromkeys(("MethodologyItem", "MethodologyReview"), "evalkit.contracts.methodology"),
-    **dict.fromkeys(("CONTRACTS", "kind_from_filename", "kinds_matching"), "evalkit.contracts.registry"),
-    **dict.fromkeys(("ComponentScore", "CriterionScore", "OutcomeCounts", "RateInterval", "Scorecard"),
-                     "evalkit.contracts.scorecard"),
-    **dict.fromkeys(("SkillEvalAnswers", "SkillEvalCase", "SkillEvalFacts", "SkillEvalPolicy",
-                     "SkillEvalReport", "SkillEvalSeed", "SkillEvalStage"), "evalkit.contracts.skilleval"),
-    **dict.fromkeys(("JudgeSettings", "Subject"), "evalkit.contracts.subject"),
-    **dict.fromkeys(("Chart", "InputDigest", "Metric", "NotebookRun", "NotebookSummary", "RunManifest",
-                     "Table"), "evalkit.contracts.summary"),
-    **dict.fromkeys(("Observation", "Trace"), "evalkit.contracts.trace"),
-    **dict.fromkeys(("LOWER_NAME_PATTERN", "SLUG_PATTERN", "ConfidenceInterval", "LowerName", "NonEmptyStr",
-                     "Rate", "RateConfidenceInterval", "Slug"), "evalkit.contracts.types"),
-    **dict.fromkeys(("Assumption", "BlockedBy", "CriterionVerdict", "Ref"), "evalkit.contracts.verdict"),
-}
-
 __all__ = [
     "CONTRACTS",
     "LOWER_NAME_PATTERN",
@@ -203,4 +171,4 @@ __all__ = [
     "Scorecard",
 ]
 
-__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)

@@ -39,21 +39,6 @@ if TYPE_CHECKING:
         trace_partitions,
     )
 
-_HOMES = {
-    **dict.fromkeys(("CheckOptions", "CheckTally", "check_partition", "check_work", "scorecard_of"),
-                     "evalkit.distributed.checks"),
-    "dask_client": "evalkit.distributed.cluster",
-    "DEFAULT_PARTITION_TRACES": "evalkit.distributed.defaults",
-    **dict.fromkeys(("FlowOptions", "FlowPartition", "build_flow_partition", "build_flow_work"),
-                     "evalkit.distributed.flow"),
-    **dict.fromkeys(("JudgeJob", "judge_on_cluster", "judge_partition", "judge_work"),
-                     "evalkit.distributed.judge"),
-    "judge_work_folder": "evalkit.distributed.judge:work_folder",
-    **dict.fromkeys(("PartitionResult", "Task", "partition_traces", "run_partitions", "run_partitions_here",
-                     "source_partitions", "source_traces", "trace_partitions"),
-                     "evalkit.distributed.partitions"),
-}
-
 __all__ = [
     "DEFAULT_PARTITION_TRACES",
     "CheckOptions",
@@ -81,4 +66,4 @@ __all__ = [
     "trace_partitions",
 ]
 
-__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)

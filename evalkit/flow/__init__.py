@@ -43,24 +43,6 @@ if TYPE_CHECKING:
     from evalkit.flow.named import DEFAULT_MIN_SUPPORT, AnyFlowGraph, NamedEdge, named_edges
     from evalkit.flow.variance import EdgeShare, FlowVariance, TraceDeviation, flow_variance
 
-_HOMES = {
-    **dict.fromkeys(("Edge", "Flow", "SlotReach", "build_flow_graph"), "evalkit.flow.build"),
-    **dict.fromkeys(("DEFAULT_MIN_THREAD_LEN", "SEMANTICS", "Semantics"), "evalkit.flow.defaults"),
-    "draw_flow": "evalkit.flow.draw",
-    **dict.fromkeys(("FlowDiff", "diff_expected_flow", "infer_expected_flow"), "evalkit.flow.expected"),
-    **dict.fromkeys(("flow_graph_line", "read_flow_graphs", "write_flow_graphs"), "evalkit.flow.files"),
-    **dict.fromkeys(("DROPPED", "NO_VALUE", "NOT_FOLLOWED", "OUTCOMES", "FlowGaps", "MissingEdge", "TraceGap",
-                     "TruthCheck", "aggregate_edge_frame", "check_against_truth", "dropped_candidates",
-                     "dropped_candidates_finding", "edge_text", "example_traces", "flow_gaps", "name_order",
-                     "unthreaded_frame"), "evalkit.flow.findings"),
-    **dict.fromkeys(("DEFAULT_MAX_NAMES", "aggregate_graph", "other_names", "time_layout", "to_networkx"),
-                     "evalkit.flow.graph"),
-    **dict.fromkeys(("DEFAULT_MIN_SUPPORT", "AnyFlowGraph", "NamedEdge", "named_edges"),
-                     "evalkit.flow.named"),
-    **dict.fromkeys(("EdgeShare", "FlowVariance", "TraceDeviation", "flow_variance"),
-                     "evalkit.flow.variance"),
-}
-
 __all__ = [
     "DEFAULT_MAX_NAMES",
     "DEFAULT_MIN_SUPPORT",
@@ -108,4 +90,4 @@ __all__ = [
     "write_flow_graphs",
 ]
 
-__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)

@@ -41,19 +41,6 @@ if TYPE_CHECKING:
     from evalkit.report.pages import page_environment
     from evalkit.report.summary_builder import SUMMARY_FILE, SummaryBuilder
 
-_HOMES = {
-    **dict.fromkeys(("bar_counts", "confusion_heatmap", "cooccurrence_heatmap", "distribution", "grouped_rates",
-                     "heatmap", "intervals", "lines", "share_bars", "stacked_bars"), "evalkit.report.charts"),
-    **dict.fromkeys(("INDEX_FILE", "MANIFEST_FILE", "NOTEBOOK_HTML", "render_report", "script_json",
-                     "write_report"), "evalkit.report.html"),
-    "notebook_to_html": "evalkit.report.notebooks",
-    "readable": "evalkit.report.numbers",
-    "readable_duration": "evalkit.report.numbers",
-    "page_environment": "evalkit.report.pages",
-    "SUMMARY_FILE": "evalkit.report.summary_builder",
-    "SummaryBuilder": "evalkit.report.summary_builder",
-}
-
 __all__ = [
     "INDEX_FILE",
     "MANIFEST_FILE",
@@ -79,4 +66,4 @@ __all__ = [
     "write_report",
 ]
 
-__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)

@@ -7,16 +7,14 @@ run once per case) does not import the whole generator.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from evalkit.facade import load_on_first_use
 
-_HOMES = {
-    "DEFAULT_SEED": "evalkit.sample_subject.catalog",
-    "DEFAULT_TRACE_COUNT": "evalkit.sample_subject.catalog",
-    "SampleContractError": "evalkit.errors",
-    "SampleFile": "evalkit.sample_subject.generate",
-    "build_sample": "evalkit.sample_subject.generate",
-    "write_sample": "evalkit.sample_subject.generate",
-}
+if TYPE_CHECKING:
+    from evalkit.errors import SampleContractError
+    from evalkit.sample_subject.catalog import DEFAULT_SEED, DEFAULT_TRACE_COUNT
+    from evalkit.sample_subject.generate import SampleFile, build_sample, write_sample
 
 __all__ = [
     "DEFAULT_SEED",
@@ -28,4 +26,4 @@ __all__ = [
 ]
 
 
-__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)

@@ -32,23 +32,6 @@ if TYPE_CHECKING:
     from evalkit.traces.report import ImportReport
     from evalkit.traces.stats_json import stats_json
 
-_HOMES = {
-    **dict.fromkeys(("Observation", "Trace"), "evalkit.contracts.trace"),
-    **dict.fromkeys(("ChatMapping", "chat_mapping_from_options", "load_chat_mapping"),
-                     "evalkit.traces.chat_mapping"),
-    **dict.fromkeys(("FORMATS", "SkippedRecord", "detect_format", "iter_traces", "load", "sniff_format"),
-                     "evalkit.traces.formats"),
-    **dict.fromkeys(("data_gaps", "extreme_traces", "per_trace", "to_frame", "trace_stats"),
-                     "evalkit.traces.frame"),
-    **dict.fromkeys(("LineRange", "is_native_jsonl", "line_ranges", "read_line_range"),
-                     "evalkit.traces.jsonl_ranges"),
-    **dict.fromkeys(("write_jsonl", "write_parquet"), "evalkit.traces.native"),
-    **dict.fromkeys(("dataset_trace_ids", "is_trace_dataset", "iter_dataset_batches", "iter_dataset_traces",
-                     "partition_key", "scan_frame", "write_dataset"), "evalkit.traces.parquet"),
-    "ImportReport": "evalkit.traces.report",
-    "stats_json": "evalkit.traces.stats_json",
-}
-
 __all__ = [
     "stats_json",
     "FORMATS",
@@ -83,4 +66,4 @@ __all__ = [
     "write_parquet",
 ]
 
-__getattr__, __dir__ = load_on_first_use(__name__, _HOMES, __all__)
+__getattr__, __dir__ = load_on_first_use(__name__, __all__)
