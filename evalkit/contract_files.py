@@ -5,69 +5,24 @@ Every problem renders as ``FILE[:LINE]: field.path: message`` so a user can go s
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from evalkit.contracts.registry import CONTRACTS, LIST_ROOTED, kind_from_filename, kinds_matching
 from evalkit.errors import InputError
 from evalkit.io.append_only import read_store_lines
 from evalkit.io.documents import Record, document_format, read_records
 from evalkit.io.strict_json import iter_jsonl_strict
+from evalkit.io.validation import (  # noqa: F401  (other packages read them from here too)
+    loc_to_path,
+    validate_value,
+    validation_problems,
+)
 
 M = TypeVar("M", bound=BaseModel)
-
-_PATH_PREFIX = re.compile(r"^([A-Za-z_$][\w$]*(?:\[\d+\]|\.[A-Za-z_$][\w$]*)*): (.+)$", re.S)
-
-
-def loc_to_path(loc: Iterable[Any]) -> str:
-    """A pydantic error location as a field path: ``observations[3].type``."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out
-
-
-def _join(prefix: str, path: str) -> str:
-    if not prefix:
-        return path
-    if not path:
-        return prefix
-    return prefix + path if path.startswith("[") else f"{prefix}.{path}"
-
-
-def validation_problems(exc: ValidationError, prefix: str = "") -> list[tuple[str, str]]:
-    """``(field path, message)`` for each error in a pydantic ValidationError.
-
-    Cross-field rules raise ``ValueError("field.path: message")``; that path is appended to the
-    location pydantic reports, so the user sees the field the rule is about.
-    """
-    problems: list[tuple[str, str]] = []
-    for err in exc.errors(include_url=False):
-        loc = err["loc"]
-        if err["type"] in ("missing",):
-            msg = "required field is missing"
-        elif err["type"] == "extra_forbidden":
-            msg = "unknown field (this shape is closed)"
-        else:
-            msg = err["msg"]
-        if err["type"] == "value_error" and msg.startswith("Value error, "):
-            msg = msg[len("Value error, "):]
-        path = loc_to_path(loc)
-        match = _PATH_PREFIX.match(msg)
-        if match:
-            path, msg = _join(path, match.group(1)), match.group(2)
-        if err["type"] == "literal_error":
-            msg = f"{msg} (got {err['input']!r})"
-        problems.append((_join(prefix, path), msg))
-    return problems
-
 
 def detect_kind(path: str | Path, records: Sequence[Record]) -> str:
     """The kind of a file, from its name or else from its records' keys.
@@ -90,16 +45,6 @@ def detect_kind(path: str | Path, records: Sequence[Record]) -> str:
         raise InputError("cannot tell which contract this file follows; pass --kind "
                          f"(one of: {', '.join(CONTRACTS)})", file=str(path))
     raise InputError(f"ambiguous contract ({', '.join(sorted(candidates))}); pass --kind", file=str(path))
-
-
-def validate_value(model: type[M], value: Any, *, file: str, line: int | None = None,
-                   prefix: str = "") -> tuple[M | None, list[InputError]]:
-    """Validate one value; the model, or None and the located problems."""
-    try:
-        return model.model_validate(value), []
-    except ValidationError as exc:
-        return None, [InputError(msg, file=file, line=line, path=path or None)
-                      for path, msg in validation_problems(exc, prefix)]
 
 
 APPEND_ONLY_KINDS = frozenset({"annotation", "human-label", "criterion-verdict", "ledger-entry"})

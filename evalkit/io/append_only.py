@@ -45,6 +45,7 @@ from evalkit.io.atomic import default_file_mode
 from evalkit.io.canonical import canonical_line
 from evalkit.io.regular import open_regular
 from evalkit.io.strict_json import loads_strict
+from evalkit.io.validation import validate_value
 
 try:
     import fcntl
@@ -158,8 +159,6 @@ def read_store_records(path: str | Path, model: type[M]) -> StoreRead[M]:
     Raises:
         InputError: the first problem, as ``FILE:LINE: field.path: message``.
     """
-    from evalkit.contract_files import validate_value  # validation reads files through evalkit.io
-
     values, cut_off = read_store_lines(path)
     records = []
     for lineno, value in values:
