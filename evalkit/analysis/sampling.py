@@ -4,6 +4,11 @@ Every strategy returns traces in the order to review them and is deterministic f
 draw and every tie are decided by a seeded digest of each trace's id, never by its position in the file
 or by the order a dict or a set happens to have: the same set of traces gives the same sample however
 the file orders them.
+
+A trace dataset too large for memory gets the same picks (:func:`sample_dataset`): random and uncertainty
+sampling read only the trace ids; outlier, failure-driven and stratified sampling read the dataset a file
+at a time and keep one small row per trace (its features, or its group), never every observation. The
+picked traces are then read back from the files that hold them.
 """
 
 from __future__ import annotations
@@ -16,11 +21,12 @@ from collections.abc import Callable, Sequence
 import polars as pl
 
 from evalkit.analysis.defaults import STRATEGIES
+from evalkit.analysis.features import GROUPING_FEATURES, MISSING, group_of, trace_features
 from evalkit.analysis.features import groups as group_traces
-from evalkit.analysis.features import trace_features
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
+from evalkit.traces import dataset_trace_ids, iter_dataset_batches, iter_dataset_traces
 
 LOW_CONFIDENCE = 0.7
 """A judge verdict below this confidence counts as uncertain for uncertainty sampling (evalkit's choice:
@@ -41,7 +47,7 @@ def sample_traces(traces: Sequence[Trace] | str | os.PathLike[str], n: int, stra
 
     Args:
         traces: the traces to choose from (ids must be unique), or the folder of a trace dataset too
-            large for memory (read a file at a time; see :mod:`evalkit.analysis.dataset_sampling`).
+            large for memory (read a file at a time; see :func:`sample_dataset`).
         n: how many to pick; fewer come back when the strategy finds fewer candidates.
         strategy: ``random``; ``stratified`` (equal turns for each group of ``by``, so rare groups
             are seen early); ``outlier`` (most unusual length, latency, tool count or errors first);
@@ -59,8 +65,6 @@ def sample_traces(traces: Sequence[Trace] | str | os.PathLike[str], n: int, stra
             duplicate trace ids.
     """
     if isinstance(traces, str | os.PathLike):
-        from evalkit.analysis.dataset_sampling import sample_dataset
-
         return sample_dataset(traces, n, strategy, seed, by=by, verdicts=verdicts,
                               low_confidence=low_confidence)
     check_sampling(n, strategy, by)
@@ -189,3 +193,48 @@ def _uncertainty_keys(ids: Sequence[str], verdicts: Sequence[CriterionVerdict],
         count, low = uncertain.get(trace_id, 0), lowest.get(trace_id, 1.0)
         out.append((-count, low) if count or low < low_confidence else None)
     return out
+
+
+_READ_WHOLE = ("outlier", "failure-driven", "stratified")
+"""Strategies that look inside each trace; the others need its id alone."""
+
+
+def sample_dataset(path: str | os.PathLike[str], n: int, strategy: str = "random", seed: int = 0, *,
+                   by: str | None = None, verdicts: Sequence[CriterionVerdict] | None = None,
+                   low_confidence: float) -> list[Trace]:
+    """:func:`sample_traces` over the folder of a trace dataset.
+
+    Raises:
+        InputError: as ``sample_traces``; also a folder that is not a trace dataset.
+    """
+    check_sampling(n, strategy, by)
+    if strategy in _READ_WHOLE:
+        ids, parts, group = [], [], {}
+        for batch in iter_dataset_batches(path):
+            ids += [t.id for t in batch]
+            if strategy == "stratified":
+                group.update((t.id, group_of(t, by)) for t in batch)
+            else:
+                parts.append(trace_features(batch))
+        _check_unique_ids(ids, path)
+        if strategy == "stratified" and ids and by not in GROUPING_FEATURES \
+                and all(g == MISSING for g in group.values()):
+            raise InputError(f"no trace has metadata field {by.removeprefix('metadata.')!r} "
+                             f"(features: {', '.join(GROUPING_FEATURES)})", path="by")
+        features = pl.concat(parts) if parts else None
+    else:
+        ids, features, group = dataset_trace_ids(path), None, {}
+    order = review_order(ids, n, strategy, seed, features=lambda: features, groups=lambda: group, by=by,
+                         verdicts=verdicts, low_confidence=low_confidence)
+    picked = [ids[i] for i in order]
+    found = {t.id: t for t in iter_dataset_traces(path, ids=picked)}
+    return [found[i] for i in picked]
+
+
+def _check_unique_ids(ids: list[str], path: str | os.PathLike[str]) -> None:
+    seen: set[str] = set()
+    for trace_id in ids:
+        if trace_id in seen:
+            raise InputError(f"duplicate trace id {trace_id!r}: two files of the dataset hold it",
+                             file=str(path))
+        seen.add(trace_id)
