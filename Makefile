@@ -63,8 +63,10 @@ demo-local-judge: $(STAMP)
 	    $(BIN)/evalkit calibrate --labels data/sample/human-labels.jsonl \
 	        --verdicts $(LOCAL_OUT)/criterion-verdicts.jsonl --criterion $$c; done
 
+# ruff, and the import rule (the contracts under [tool.importlinter] in pyproject.toml; docs/architecture.md)
 lint: $(STAMP)
 	$(BIN)/ruff check evalkit tests benchmarks
+	$(BIN)/lint-imports
 
 # The everyday loop: every test but those marked slow (one smoke of each slow kind stays in)
 test: lint

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evalkit.analysis.defaults import SATURATION_WINDOW
+from evalkit.analysis import SATURATION_WINDOW
 from evalkit.cli.annotations import read_annotations, read_taxonomy_option
 from evalkit.cli.parsers import add_command_group
 from evalkit.cli.words import plural

@@ -12,8 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from evalkit.calibration.defaults import DEFAULT_ITERATIONS, DEFAULT_METHOD, DEFAULT_POLICY_VERSION, METHODS
-from evalkit.calibration.status import GATES
+from evalkit.calibration import DEFAULT_ITERATIONS, DEFAULT_METHOD, DEFAULT_POLICY_VERSION, GATES, METHODS
 from evalkit.errors import InputError
 
 

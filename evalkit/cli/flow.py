@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from evalkit.cli.parsers import add_trace_format_option
 from evalkit.errors import InputError
-from evalkit.flow.defaults import DEFAULT_MIN_THREAD_LEN, SEMANTICS
+from evalkit.flow import DEFAULT_MIN_THREAD_LEN, SEMANTICS
 
 if TYPE_CHECKING:
     from evalkit.contracts.flow import ExpectedEdge, ExpectedFlow

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from evalkit.analysis.defaults import STRATEGIES
+from evalkit.analysis import STRATEGIES
 from evalkit.cli.parsers import add_trace_format_option
 from evalkit.cli.paths import refuse_output_over_input
 from evalkit.cli.words import plural

@@ -134,7 +134,7 @@ def _print_report(args: argparse.Namespace, report: ImportReport, written: tuple
             print()
         else:
             # polars, imported only for a dataset
-            from evalkit.traces.parquet import DAY, NULL_PARTITION, partition_key
+            from evalkit.traces import DAY, NULL_PARTITION, partition_key
 
             key = partition_key(args.partition_by)
             print(f", in {plural(len(partitions), 'partition')}:")

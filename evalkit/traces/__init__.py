@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from evalkit.traces.jsonl_ranges import LineRange, is_native_jsonl, line_ranges, read_line_range
     from evalkit.traces.native import write_jsonl, write_parquet
     from evalkit.traces.parquet import (
+        DAY,
+        NULL_PARTITION,
         dataset_trace_ids,
         is_trace_dataset,
         iter_dataset_batches,
@@ -34,7 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "stats_json",
+    "DAY",
     "FORMATS",
+    "NULL_PARTITION",
     "ChatMapping",
     "ImportReport",
     "LineRange",
