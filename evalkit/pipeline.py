@@ -105,13 +105,27 @@ TIMINGS = ("start_time", "end_time", "duration")
 notebook's start and end are the run's injected time instead), so reruns are byte-identical."""
 
 
+def _coalesced(outputs: list) -> list:
+    """Consecutive outputs of one stream (stdout, stderr) joined into one."""
+    merged: list = []
+    for output in outputs:
+        last = merged[-1] if merged else None
+        if (output.get("output_type") == "stream" and last is not None and last.get("output_type") == "stream"
+                and last.get("name") == output.get("name")):
+            last["text"] = last["text"] + output["text"]
+        else:
+            merged.append(output)
+    return merged
+
+
 def make_reproducible(executed: Path, source: Path, at: str | None) -> None:
     """Rewrite an executed notebook without what changes from one identical run to the next.
 
     Cells keep the ids their author gave them; a cell papermill added (the injected parameters, an
     error banner) or one without an id gets one from its tag or position. Clock readings go
     (nbclient's ``execution`` timings, papermill's per-cell times; the notebook's start and end become
-    ``at``), and the notebook paths papermill records are file names, not absolute paths.
+    ``at``), and the notebook paths papermill records are file names, not absolute paths. Printed text is
+    one output per stream and run of prints: the kernel sends it in chunks as its buffer happens to flush.
     """
     import json
 
@@ -129,6 +143,8 @@ def make_reproducible(executed: Path, source: Path, at: str | None) -> None:
         cell.get("metadata", {}).pop("execution", None)
         for key in TIMINGS:
             cell.get("metadata", {}).get("papermill", {}).pop(key, None)
+        if "outputs" in cell:
+            cell["outputs"] = _coalesced(cell["outputs"])
     meta = nb.metadata.get("papermill")
     if meta is not None:
         meta.pop("duration", None)
