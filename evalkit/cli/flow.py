@@ -56,6 +56,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
         run_partitions_here,
         source_partitions,
     )
+    from evalkit.flow import dispatch_tools
     from evalkit.io import atomic_write_text
     from evalkit.io.canonical import compact_sorted_json as sorted_json
 
@@ -72,8 +73,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if args.expected:  # the diffs are written too, beside --out
         refuse_output_over_input(_diff_path(out), inputs, option="the diff file (OUT.diff.jsonl)")
     expected = read_model(args.expected, ExpectedFlow) if args.expected else None
-    dispatch = set(args.dispatch) | set(expected.dispatch_tool_names if expected else ())
-    options = FlowOptions(frozenset(dispatch), args.min_thread_len, args.semantics, expected)
+    options = FlowOptions(dispatch_tools(expected, args.dispatch), args.min_thread_len, args.semantics, expected)
 
     total = FlowPartition()
     task = functools.partial(build_flow_work, options=options)

@@ -41,9 +41,14 @@ if TYPE_CHECKING:
     )
     from evalkit.flow.graph import DEFAULT_MAX_NAMES, aggregate_graph, other_names, time_layout, to_networkx
     from evalkit.flow.named import DEFAULT_MIN_SUPPORT, AnyFlowGraph, NamedEdge, named_edges
+    from evalkit.flow.story import ANY_MISSING, FlowStory, dispatch_tools, flow_story
     from evalkit.flow.variance import EdgeShare, FlowVariance, TraceDeviation, flow_variance
 
 __all__ = [
+    "ANY_MISSING",
+    "FlowStory",
+    "dispatch_tools",
+    "flow_story",
     "DEFAULT_MAX_NAMES",
     "DEFAULT_MIN_SUPPORT",
     "DEFAULT_MIN_THREAD_LEN",
