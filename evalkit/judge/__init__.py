@@ -21,6 +21,8 @@ from evalkit.judge.audit import (
     verbosity_audit,
 )
 from evalkit.judge.cache import JudgeCache
+from evalkit.judge.calibration_report import CalibrationReport, calibrate_judge, render_calibration
+from evalkit.judge.calibration_story import CalibrationStory, Coverage, calibration_story, cover
 from evalkit.judge.calls import RetryPolicy
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.grounding import (
@@ -71,6 +73,13 @@ from evalkit.judge.verdict_audit import (
 )
 
 __all__ = [
+    "CalibrationReport",
+    "CalibrationStory",
+    "Coverage",
+    "calibrate_judge",
+    "calibration_story",
+    "cover",
+    "render_calibration",
     "CriterionVerbosity",
     "agent_model",
     "answer_lengths",

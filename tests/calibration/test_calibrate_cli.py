@@ -184,3 +184,19 @@ def test_repeated_verdicts_give_judge_noise_and_a_wider_interval(files, tmp_path
     noise, ci = out["judgeNoise"], out["correctedPassRate"]["ci"]
     assert noise["repeatedItems"] == 30 and noise["unstableItems"] == 5 and noise["flipRate"] > 0
     assert noise["widenedCi"]["lo"] < ci["lo"] and noise["widenedCi"]["hi"] >= ci["hi"]
+
+
+def test_a_withheld_correction_is_not_widened_for_noise_either(files, tmp_path, capsys):
+    # the command and notebook 02 decide alike: no interval, widened or not, for verdicts of another judge
+    labels, verdicts = files
+    unlabeled, records = _unlabeled(tmp_path)
+    runs = tmp_path / "unlabeled.runs.jsonl"
+    _runs(tmp_path / "verdicts.runs.jsonl", _records(verdicts))
+    _runs(runs, records, judge="sha256:judge-b")
+    second = tmp_path / "second.jsonl"
+    _runs(second, [dict(r, result="pass") for r in records], judge="sha256:judge-b", repeat=1)
+    runs.write_text(runs.read_text() + second.read_text())
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--unlabeled", unlabeled, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["calibration"]["status"] == "uncalibrated" and out["correctedPassRate"]["ci"] is None
+    assert out["judgeNoise"]["repeatedItems"] == 30 and out["judgeNoise"]["widenedCi"] is None
