@@ -134,10 +134,24 @@ class FatalError(ProviderError):
 
 
 class MissingCredential(ProviderError):
-    """The environment variable holding the provider's key is not set.
+    """The environment variable holding a key (a judge provider's, Langfuse's) is not set; nothing was sent.
 
-    What to do: export the variable the message names, or replay recorded calls instead.
+    What to do: export the variable the message names (for a judge, or replay recorded calls instead).
     """
+
+
+def require_credential(variable: str, *, needed_by: str, hint: str = "") -> str:
+    """The value of the environment variable ``variable``, which holds a key ``needed_by`` needs.
+
+    Raises:
+        MissingCredential: the variable is unset or empty; the message is one line naming it.
+    """
+    import os
+
+    value = os.environ.get(variable, "").strip()
+    if not value:
+        raise MissingCredential(f"{variable} is not set: {needed_by} needs it{hint}")
+    return value
 
 
 __all__ = [
@@ -147,6 +161,7 @@ __all__ = [
     "FatalError",
     "InputError",
     "MissingCredential",
+    "require_credential",
     "ProviderError",
     "RegistryInvalid",
     "RoutingError",

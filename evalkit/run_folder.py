@@ -22,21 +22,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from evalkit.errors import InputError
+from evalkit.io.atomic import process_alive, replace_folder
 
 __all__ = ["building"]
 
 PARTIAL, REPLACED = "partial", "old"
 """The kinds of hidden sibling: the run being built, and the folder it replaces during the swap."""
-
-
-def _process_running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # it exists, and belongs to someone else
-        return True
-    return True
 
 
 def _siblings(out: Path, kind: str) -> list[Path]:
@@ -45,7 +36,7 @@ def _siblings(out: Path, kind: str) -> list[Path]:
     stale = []
     for path in sorted(out.parent.glob(f"{glob.escape(prefix)}*")):
         pid = path.name[len(prefix):].split("-", 1)[0]
-        if not (pid.isdigit() and _process_running(int(pid))):
+        if not (pid.isdigit() and process_alive(int(pid))):
             stale.append(path)
     return stale
 
@@ -108,10 +99,4 @@ def building(out_dir: str | Path, inputs: Iterable[Path] = ()) -> Iterator[Path]
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
-    if os.path.lexists(out):
-        old = out.parent / f".{out.name}.{REPLACED}-{token}"
-        os.rename(out, old)
-        os.rename(partial, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.rename(partial, out)
+    replace_folder(partial, out, out.parent / f".{out.name}.{REPLACED}-{token}")

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 
 from evalkit import __version__
-from evalkit.errors import InputError
+from evalkit.errors import InputError, MissingCredential
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"error: {exc.render()}", file=sys.stderr)
         return 1
+    except MissingCredential as exc:  # nothing was sent: say which variable to set
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -10,10 +10,6 @@ reason: recorded by the loop as its stop reason, never raised.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,9 +19,7 @@ from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
-
-STDERR_TAIL = 2000
-"""Bytes of the remedy's stderr kept in the ledger when it fails."""
+from evalkit.processes import output_tail, run_in_own_group
 
 
 @dataclass(frozen=True)
@@ -86,28 +80,17 @@ def run_remedy(argv: Sequence[str], request: EddChangeRequest, request_file: Pat
     if response_file.exists():
         response_file.unlink()
     cmd = fill(argv, request=request_file, response=response_file, swing=request.swing)
-    try:
-        proc = subprocess.Popen(cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
+    try:  # in its own process group: on a timeout what the remedy started dies too
+        done = run_in_own_group(cmd, cwd=cwd, timeout=timeout_s, capture_stdout=False)
     except OSError as exc:
         return RemedyOutcome(None, "crashed", f"cannot start the remedy command {cmd[0]!r}: {exc.strerror or exc}")
-    try:
-        _, err = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)  # the whole group: what the remedy started dies too
-        _, err = proc.communicate()
+    err = done.stderr
+    if done.timed_out:
         return RemedyOutcome(None, "timeout", f"the remedy command ran past its timeout of {timeout_s:g}s",
-                             stderr_tail=_tail(err))
-    if proc.returncode != 0:
-        return RemedyOutcome(None, "crashed", f"the remedy command exited with {proc.returncode}",
-                             exit_code=proc.returncode, stderr_tail=_tail(err))
+                             stderr_tail=output_tail(err))
+    if done.returncode != 0:
+        return RemedyOutcome(None, "crashed", f"the remedy command exited with {done.returncode}",
+                             exit_code=done.returncode, stderr_tail=output_tail(err))
     outcome = read_response(response_file, request.request_id)
     return outcome if outcome.response is not None else RemedyOutcome(
-        None, outcome.failure, outcome.reason, exit_code=0, stderr_tail=_tail(err))
-
-
-def _tail(err: bytes | None) -> str | None:
-    if not err:
-        return None
-    return err[-STDERR_TAIL:].decode("utf-8", errors="replace")
+        None, outcome.failure, outcome.reason, exit_code=0, stderr_tail=output_tail(err))

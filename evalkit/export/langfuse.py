@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import urllib.error
 import urllib.request
 import uuid
@@ -20,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-from evalkit.errors import InputError
+from evalkit.errors import InputError, require_credential
 from evalkit.export.evaluations import Evaluation
 
 INGESTION_PATH = "/api/public/ingestion"
@@ -81,12 +80,8 @@ def ingestion_batch(evaluations: Sequence[Evaluation], *, at: str | None = None)
 
 def basic_auth() -> str:
     """``Basic`` auth from LANGFUSE_PUBLIC_KEY / LANGFUSE_SECRET_KEY; a missing one is an error naming it."""
-    values = []
-    for name in KEY_VARIABLES:
-        value = os.environ.get(name)
-        if not value:
-            raise InputError(f"set {name} (the Langfuse project's API key) to send scores")
-        values.append(value)
+    values = [require_credential(name, needed_by="sending scores to Langfuse",
+                                 hint=" (the Langfuse project's API keys)") for name in KEY_VARIABLES]
     return "Basic " + base64.b64encode(":".join(values).encode()).decode()
 
 
@@ -123,7 +118,8 @@ def send_scores(batch: dict[str, Any], endpoint: str, *, timeout: float = 30.0) 
     """POST the batch to Langfuse's ingestion API with Basic auth from the environment; returns scores sent.
 
     Raises:
-        InputError: a missing ``LANGFUSE_PUBLIC_KEY`` / ``LANGFUSE_SECRET_KEY`` (named), a bad URL, an
+        MissingCredential: a missing ``LANGFUSE_PUBLIC_KEY`` / ``LANGFUSE_SECRET_KEY`` (named).
+        InputError: a bad URL, an
             HTTP error, or events the API reported as failed (with how many were accepted before).
     """
     auth = basic_auth()

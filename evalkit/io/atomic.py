@@ -38,7 +38,8 @@ def default_file_mode(target: Path) -> int:
         return 0o666 & ~umask
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (this one does; one of another user's counts as running)."""
     if pid == os.getpid():
         return True
     try:
@@ -62,7 +63,7 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
     for name in glob.glob(glob.escape(str(target.parent / prefix)) + "*.tmp"):
         temp = Path(name)
         pid = temp.name[len(prefix):].split(".", 1)[0]
-        if pid.isdigit() and _alive(int(pid)):
+        if pid.isdigit() and process_alive(int(pid)):
             continue
         with contextlib.suppress(OSError):
             temp.unlink()
@@ -87,7 +88,7 @@ def remove_dead_work(path: str | Path, kind: str) -> list[Path]:
     for name in glob.glob(glob.escape(str(target.parent / prefix)) + "*" + glob.escape(suffix)):
         work = Path(name)
         pid = work.name[len(prefix):-len(suffix)]
-        if not pid.isdigit() or _alive(int(pid)):
+        if not pid.isdigit() or process_alive(int(pid)):
             continue
         with contextlib.suppress(OSError):
             if work.is_dir() and not work.is_symlink():
@@ -98,6 +99,20 @@ def remove_dead_work(path: str | Path, kind: str) -> list[Path]:
             print(f"removed {work}: left by an earlier run that was killed (process {pid} is gone)",
                   file=sys.stderr)
     return removed
+
+
+def replace_folder(built: Path, out: Path, old: Path) -> None:
+    """Put the folder ``built`` beside ``out`` in its place: ``out`` is moved aside to ``old``, then removed.
+
+    Two renames in one folder: a process killed between them leaves no ``out`` and a whole ``old``, which
+    the next run puts back (see :mod:`evalkit.run_folder`) or removes with its process gone.
+    """
+    if os.path.lexists(out):
+        os.rename(out, old)
+        os.rename(built, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(built, out)
 
 
 def check_writable(path: str | Path) -> None:

@@ -12,12 +12,9 @@ agent give the same bytes.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import signal
-import subprocess
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,12 +26,11 @@ from evalkit.contracts.dataset import AgentRun, Case, RunStatus
 from evalkit.contracts.subject import AgentCommand
 from evalkit.contracts.trace import Trace
 from evalkit.io import InputError, atomic_write_text, canonical_dumps, canonical_line
+from evalkit.processes import output_tail, run_in_own_group
 from evalkit.traces import ImportReport, iter_traces, write_jsonl
 
 BASIC_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
 """Variables every agent gets (when set): enough to find programs and decode text; nothing secret."""
-STDERR_TAIL_CHARS = 2000
-
 
 @dataclass(frozen=True)
 class RunOutcome:
@@ -71,11 +67,6 @@ def _argv(agent: AgentCommand, case: Case, repeat: int, case_file: Path, out_fil
     return [arg.format(**values) for arg in agent.command]
 
 
-def _tail(data: bytes) -> str | None:
-    text = data.decode("utf-8", errors="replace")[-STDERR_TAIL_CHARS:]
-    return text or None
-
-
 def _read_trace(out_file: Path) -> list[Trace]:
     """The traces in the agent's output: JSONL, or one JSON document (an OTLP export, a trace list)."""
     try:
@@ -108,7 +99,7 @@ def _record(case: Case, repeat: int, status: RunStatus, **fields: object) -> Age
 
 def _errored(case: Case, repeat: int, status: RunStatus, reason: str, exit_code: int | None,
              stderr: bytes) -> tuple[AgentRun, None]:
-    return _record(case, repeat, status, reason=reason, exit_code=exit_code, stderr_tail=_tail(stderr)), None
+    return _record(case, repeat, status, reason=reason, exit_code=exit_code, stderr_tail=output_tail(stderr)), None
 
 
 def run_once(agent: AgentCommand, case: Case, repeat: int, folder: Path, *, cwd: Path,
@@ -120,21 +111,15 @@ def run_once(agent: AgentCommand, case: Case, repeat: int, folder: Path, *, cwd:
     for stale in (out_file, folder / "trace.json"):
         stale.unlink(missing_ok=True)
     argv = _argv(agent, case, repeat, case_file.resolve(), out_file.resolve())
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
+    try:  # in its own process group: on a timeout the children it started die too
+        done = run_in_own_group(argv, cwd=cwd, env=env, timeout=agent.timeout_s, capture_stdout=False)
     except OSError as exc:
         return _errored(case, repeat, "error", f"could not start {argv[0]!r}: {exc.strerror or exc}", None, b"")
-    try:
-        _, stderr = proc.communicate(timeout=agent.timeout_s)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):  # it may have exited just now
-            os.killpg(proc.pid, signal.SIGKILL)  # its whole process group: children it started die too
-        _, stderr = proc.communicate()
-        return _errored(case, repeat, "timeout", f"no exit within {agent.timeout_s:g} s; killed",
-                        proc.returncode, stderr)
-    if proc.returncode != 0:
-        return _errored(case, repeat, "error", f"exited with code {proc.returncode}", proc.returncode, stderr)
+    stderr = done.stderr
+    if done.timed_out:
+        return _errored(case, repeat, "timeout", f"no exit within {agent.timeout_s:g} s; killed", None, stderr)
+    if done.returncode != 0:
+        return _errored(case, repeat, "error", f"exited with code {done.returncode}", done.returncode, stderr)
     if not out_file.exists():
         return _errored(case, repeat, "error", "exited 0 but wrote no trace to {out}", 0, stderr)
     try:
@@ -144,7 +129,7 @@ def run_once(agent: AgentCommand, case: Case, repeat: int, folder: Path, *, cwd:
     if len(traces) != 1:
         return _errored(case, repeat, "error", f"wrote {len(traces)} traces; one run must write one", 0, stderr)
     trace = _linked(traces[0], case, repeat)
-    return _record(case, repeat, "ok", trace_id=trace.id, exit_code=0, stderr_tail=_tail(stderr)), trace
+    return _record(case, repeat, "ok", trace_id=trace.id, exit_code=0, stderr_tail=output_tail(stderr)), trace
 
 
 def run_inputs_digest(agent: AgentCommand, case: Case, cwd: Path) -> str:

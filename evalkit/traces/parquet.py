@@ -25,7 +25,7 @@ import polars as pl
 
 from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_writer, remove_dead_work
+from evalkit.io.atomic import atomic_writer, remove_dead_work, replace_folder
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.traces.frame import FRAME_SCHEMA, to_frame
 from evalkit.traces.native import parquet_cell, parquet_columns, read_parquet
@@ -223,11 +223,7 @@ def write_dataset(traces: Iterable[Trace], out: str | os.PathLike[str], partitio
                 batch, batch_no = _Batch(key), batch_no + 1
         if batch.traces:
             _write_batch(batch.table(), stage, key, batch_no, partitions)
-        old = out.parent / f".{out.name}.{os.getpid()}.replaced"
-        if out.exists():
-            out.rename(old)
-        stage.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
+        replace_folder(stage, out, out.parent / f".{out.name}.{os.getpid()}.replaced")
     finally:
         shutil.rmtree(stage, ignore_errors=True)
     return count

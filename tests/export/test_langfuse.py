@@ -54,9 +54,10 @@ def test_score_ids_are_stable_so_sending_again_updates(files, tmp_path):
 def test_missing_key_is_one_line_naming_the_variable(files, tmp_path, receiver, monkeypatch, capsys):
     monkeypatch.setenv("LANGFUSE_PUBLIC_KEY", "pk-lf-1")
     monkeypatch.delenv("LANGFUSE_SECRET_KEY", raising=False)
-    assert _export(files, tmp_path / "s.json", "--endpoint", receiver.url) == 1
+    # the one credential error, as a judge's missing key: exit 2, nothing sent
+    assert _export(files, tmp_path / "s.json", "--endpoint", receiver.url) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "LANGFUSE_SECRET_KEY" in err
+    assert err.count("\n") == 1 and "LANGFUSE_SECRET_KEY is not set: sending scores to Langfuse needs it" in err
     assert receiver.requests == []
     assert not (tmp_path / "s.json").exists()  # checked before anything is written
 

@@ -8,11 +8,17 @@ work starts.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-from evalkit.errors import CallError, FatalError, MissingCredential, ProviderError, TransientError
+from evalkit.errors import (
+    CallError,
+    FatalError,
+    MissingCredential,
+    ProviderError,
+    TransientError,
+    require_credential,
+)
 from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS, Provider, ProviderReply
 from evalkit.judge.providers.fake import ScriptedProvider
 from evalkit.judge.providers.replay import CassetteRecorder, ReplayProvider, request_key
@@ -28,12 +34,8 @@ def require_key(provider: str) -> str:
     Raises:
         MissingCredential: the variable is unset or empty; the message is one line naming it.
     """
-    variable = KEY_VARIABLES[provider]
-    key = os.environ.get(variable, "").strip()
-    if not key:
-        hint = " (a local server that needs no key accepts any value)" if provider == "openai" else ""
-        raise MissingCredential(f"{variable} is not set: the {provider} judge needs it{hint}")
-    return key
+    hint = " (a local server that needs no key accepts any value)" if provider == "openai" else ""
+    return require_credential(KEY_VARIABLES[provider], needed_by=f"the {provider} judge", hint=hint)
 
 
 def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path | None = None,
