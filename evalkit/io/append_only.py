@@ -54,7 +54,8 @@ except ImportError:  # pragma: no cover - not on Windows: appenders do not take 
 
 M = TypeVar("M", bound=BaseModel)
 
-__all__ = ["Appended", "AppendOnlyStore", "CutOffLine", "StoreRead", "append_batch", "read_store_lines",
+__all__ = ["Appended", "AppendOnlyStore", "CutOffLine", "StoreRead", "append_batch", "is_cut_off_record",
+           "read_store_lines",
            "read_store_records"]
 
 
@@ -84,7 +85,7 @@ class Appended:
     dropped: CutOffLine | None = None
 
 
-def _is_cut_off(raw: bytes) -> bool:
+def is_cut_off_record(raw: bytes) -> bool:
     """True when ``raw`` (an unterminated final line that is not valid JSON) looks like a record cut short.
 
     A record written by evalkit starts with ``{`` and is UTF-8 text; a write cut short keeps that
@@ -122,7 +123,7 @@ def _tail(data: bytes, file: str) -> tuple[int, CutOffLine | None]:
     try:
         loads_strict(last.rstrip(b"\r"), file=file, line=len(lines) + 1)
     except StrictJSONError:
-        if _is_cut_off(last):
+        if is_cut_off_record(last):
             return len(data) - len(last), CutOffLine(len(lines) + 1, len(last))
         raise
     return len(data), None

@@ -2,7 +2,9 @@
 
 It follows the reading policy of :mod:`evalkit.io.append_only` (strict JSON per line, ``FILE:LINE`` on
 a bad record, a *final* line cut short by an interrupted write is left out and reported, then dropped
-before the next append). Appending differs on purpose: ``append_batch`` copies the whole store per
+before the next append), with the store's own test of what a cut-off line is
+(:func:`~evalkit.io.append_only.is_cut_off_record`): a complete record the strict reader refuses (a
+duplicate key) is an error in both, never a line "cut off". Appending differs on purpose: ``append_batch`` copies the whole store per
 batch (its docstring: fine for labels, not for logs of millions of records), while a judge run appends
 thousands of small records while calls are in flight. Here each batch of whole lines is written with
 one ``O_APPEND`` write and ``fsync``: a process killed at any point (``kill -9``) leaves every earlier
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError, StrictJSONError
-from evalkit.io.append_only import CutOffLine
+from evalkit.io.append_only import CutOffLine, is_cut_off_record
 from evalkit.io.strict_json import loads_strict
 from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS
 
@@ -51,7 +53,7 @@ def iter_journal(path: str | Path, *, cut_off: list[CutOffLine] | None = None) -
             try:
                 value = loads_strict(body, file=file, line=lineno)
             except StrictJSONError:
-                if not complete and body.lstrip().startswith(b"{"):
+                if not complete and is_cut_off_record(body):
                     if cut_off is not None:
                         cut_off.append(CutOffLine(lineno, len(raw)))
                     return
@@ -81,7 +83,7 @@ def drop_cut_off_tail(path: str | Path) -> CutOffLine | None:
         try:
             loads_strict(last)
         except StrictJSONError:
-            if not last.lstrip().startswith(b"{"):
+            if not is_cut_off_record(last):
                 raise InputError("final line is neither a record nor a cut-off record", file=str(path)) from None
             fh.truncate(size - len(last))
             fh.flush()

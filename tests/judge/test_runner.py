@@ -257,3 +257,13 @@ def test_each_slot_s_first_call_leaves_before_the_next_body_is_rendered(tmp_path
     assert [kind for kind, _ in first] == ["render", "call"] * 4
     assert [text for _, text in first[0::2]] == [text for _, text in first[1::2]]
     assert sorted(kind for kind, _ in events) == ["call"] * 12 + ["render"] * 12
+
+
+def test_a_complete_final_line_the_strict_reader_refuses_is_an_error_as_in_every_store(tmp_path):
+    # one line policy for stores and journals: a duplicate key is an error, never a line "cut off"
+    out = tmp_path / "v.jsonl"
+    run_judge([judge_prompt("t1")], ScriptedProvider(_by_expect), out=out, progress=False)
+    journal = tmp_path / "v.journal.jsonl"
+    journal.write_bytes(journal.read_bytes() + b'{"b":1,"b":2}')
+    with pytest.raises(InputError, match=r"v.journal.jsonl"):
+        run_judge([judge_prompt("t1")], ScriptedProvider(_by_expect), out=out, progress=False)
