@@ -17,7 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 from evalkit.contracts.labels import HumanVerdict
 from evalkit.contracts.types import SLUG_PATTERN, NonEmptyStr
 
@@ -27,7 +27,7 @@ ModeId = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=64)]
 REVIEW_EXPORT_FORMAT = "evalkit-review-export"
 
 
-class Annotation(CamelContract):
+class Annotation(CamelContract, SchemaNamed):
     """One reviewer's label on one trace: pass, fail or defer, a note, and the failure modes seen.
 
     ``at`` is when the label was given, injected by whoever writes the record (never read from a clock
@@ -91,7 +91,7 @@ class NoteRule(CamelContract):
         return value
 
 
-class Taxonomy(CamelContract):
+class Taxonomy(CamelContract, SchemaNamed):
     """A subject's failure modes (ids unique, parents known, no cycles) and its note-to-mode rules."""
 
     subject: NonEmptyStr
@@ -129,7 +129,7 @@ class Taxonomy(CamelContract):
         return [m.id for m in self.modes]
 
 
-class ReviewExport(CamelContract):
+class ReviewExport(CamelContract, SchemaNamed):
     """What the review page downloads: one annotator's labels, ready for ``evalkit labels import``."""
 
     format: Literal["evalkit-review-export"]

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 
 DecisionType = Literal[
     "signal-tier", "confidence-basis", "focus", "scope-pick", "gate", "dispatch-count", "approval",
@@ -77,7 +77,7 @@ class BehaviorNode(CamelContract):
     observe: DecisionObservation | None = None
 
 
-class BehaviorTree(CamelContract):
+class BehaviorTree(CamelContract, SchemaNamed):
     """A subject's behavior tree, entered at ``root``."""
 
     subject: str

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 
 CaseSource = Literal["seed", "synthetic", "derived"]
 RunStatus = Literal["ok", "error", "timeout"]
@@ -37,7 +37,7 @@ class Case(CamelContract):
     rationale: str | None = None
 
 
-class Dataset(CamelContract):
+class Dataset(CamelContract, SchemaNamed):
     """A subject's dimensions and cases; ``version`` goes up by one on every append."""
 
     subject: str
@@ -46,7 +46,7 @@ class Dataset(CamelContract):
     version: int = Field(ge=0, strict=True)
 
 
-class AgentRun(CamelContract):
+class AgentRun(CamelContract, SchemaNamed):
     """One run of the agent on one case (``runs.jsonl`` of ``evalkit eval run``): how it ended, which trace.
 
     An errored run is kept with its reason, exit code and the tail of its stderr, never dropped.

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 from evalkit.contracts.edd_defaults import (
     DEFAULT_MAX_SWINGS,
     DEFAULT_MAX_WALLCLOCK_MS,
@@ -40,7 +40,7 @@ class FailingCaseRef(CamelContract):
     refs: list[Ref] = Field(min_length=1)
 
 
-class EddChangeRequest(CamelContract):
+class EddChangeRequest(CamelContract, SchemaNamed):
     """The evaluator's request to amend the subject; the remedy is a hypothesis, not a patch."""
 
     request_id: NonEmptyStr
@@ -52,7 +52,7 @@ class EddChangeRequest(CamelContract):
     status: Literal["requested"]
 
 
-class ChangeRequestResponse(CamelContract):
+class ChangeRequestResponse(CamelContract, SchemaNamed):
     """The engineer's reply: amended (re-evaluate) or rejected with a reason (do not)."""
 
     request_id: NonEmptyStr

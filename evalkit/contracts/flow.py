@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 from evalkit.contracts.types import NonEmptyStr
 
 FlowEdgeKind = Literal["threaded", "handoff"]
@@ -45,7 +45,7 @@ class UnthreadedOutput(CamelContract):
     slot: str
 
 
-class FlowGraph(CamelContract):
+class FlowGraph(CamelContract, SchemaNamed):
     """The flow graph built from one trace."""
 
     trace_id: str
@@ -65,7 +65,7 @@ class ExpectedEdge(CamelContract):
     slot: NonEmptyStr | None = None
 
 
-class ExpectedFlow(CamelContract):
+class ExpectedFlow(CamelContract, SchemaNamed):
     """The flow a subject should exhibit: dispatch tools, expected threadings, and UI slots to render."""
 
     dispatch_tool_names: list[NonEmptyStr]

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, field_validator, model_validator
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 from evalkit.contracts.trace import ObservationType
 from evalkit.contracts.types import NonEmptyStr
 from evalkit.contracts.verdict import Assumption, BlockedBy, Ref, VerdictResult
@@ -109,7 +109,7 @@ class InputSelection(CamelContract):
         return value
 
 
-class JudgeSpec(CamelContract):
+class JudgeSpec(CamelContract, SchemaNamed):
     """One binary LLM judge for one criterion (one failure mode)."""
 
     id: CriterionId

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 from evalkit.contracts.verdict import VerdictResult
 
 
-class JudgeRunRecord(CamelContract):
+class JudgeRunRecord(CamelContract, SchemaNamed):
     """How one (criterion, trace, repeat) was judged."""
 
     criterion_id: str

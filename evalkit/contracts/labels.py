@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 from evalkit.contracts.types import NonEmptyStr, Rate, RateConfidenceInterval
 
 HumanVerdict = Literal["pass", "fail", "defer"]
@@ -26,7 +26,7 @@ ValidationStatus = Literal["validated", "unvalidated"]
 
 
 
-class HumanLabel(CamelContract):
+class HumanLabel(CamelContract, SchemaNamed):
     """One reviewer's label on one trace (optionally for one criterion)."""
 
     trace_id: NonEmptyStr
@@ -54,7 +54,7 @@ class CalibrationBinding(CamelContract):
     """``sha256:`` of the canonical JSON of the five fields above (``evalkit.calibration.calibration_digest``)."""
 
 
-class ValidationResult(CamelContract):
+class ValidationResult(CamelContract, SchemaNamed):
     """A judge's agreement with human labels, and its pass rate corrected for that agreement.
 
     A rate is ``null`` where it is undefined (no labels of that class, or an invalid correction).
@@ -75,7 +75,7 @@ class ValidationResult(CamelContract):
     """The judge and label set this result was measured on; None for results made before bindings."""
 
 
-class LedgerEntry(CamelContract):
+class LedgerEntry(CamelContract, SchemaNamed):
     """One measurement of a judge on the test split: a line of the append-only test-set ledger."""
 
     criterion_id: NonEmptyStr

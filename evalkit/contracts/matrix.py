@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 
 ComponentType = Literal[
     "agent", "skill-orchestrator-step", "star-command", "script", "gate", "feature", "pipeline-stage",
@@ -69,7 +69,7 @@ class MatrixComponent(CamelContract):
     criteria: list[MatrixCriterion]
 
 
-class EvalMatrix(CamelContract):
+class EvalMatrix(CamelContract, SchemaNamed):
     """A subject's eval matrix: design principles and graded components."""
 
     subject: str

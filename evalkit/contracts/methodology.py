@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 
 MethodologyFamily = Literal[
     "decision-tree-fitness", "data-flow-efficiency", "methodology-fitness", "sequence-soundness",
@@ -31,7 +31,7 @@ class MethodologyItem(CamelContract):
     """What the finding rests on: counts evalkit computed from the traces, or the judge's reading."""
 
 
-class MethodologyReview(CamelContract):
+class MethodologyReview(CamelContract, SchemaNamed):
     """A subject's methodology-review rubric."""
 
     subject: str

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 from evalkit.contracts.matrix import CheckMethod, Severity
 from evalkit.contracts.types import Rate, RateConfidenceInterval
 
@@ -69,7 +69,7 @@ class ComponentScore(CamelContract):
     criteria: list[CriterionScore]
 
 
-class Scorecard(CamelContract):
+class Scorecard(CamelContract, SchemaNamed):
     """The gate verdict of one run over a set of traces."""
 
     subject: str

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, ConfigDict, Field, RootModel, StringConstraints, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError, ValidationError
 
-from evalkit.contracts.base import SnakeContract
+from evalkit.contracts.base import SchemaNamed, SnakeContract
 from evalkit.contracts.types import SLUG_PATTERN, Slug
 from evalkit.contracts.types import NonEmptyStr as Text
 
@@ -187,7 +187,7 @@ class Oracle(SkillEvalContract):
     assertions: list[OracleAssertion]
 
 
-class SkillEvalCase(SkillEvalContract):
+class SkillEvalCase(SkillEvalContract, SchemaNamed):
     """``case.json``: one strict behavioural case of one packaged skill in one storage mode."""
 
     schema_version: SchemaVersion
@@ -276,7 +276,7 @@ class Decoy(SkillEvalContract):
     contents: str
 
 
-class SkillEvalSeed(SkillEvalContract):
+class SkillEvalSeed(SkillEvalContract, SchemaNamed):
     """``fixture/seed.json``: how a case's fixture is initialised (Git first, then the tool).
 
     ``tool_init`` is the argv of the tool's init command without its program; the registry checks it

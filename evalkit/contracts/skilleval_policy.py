@@ -18,6 +18,7 @@ from typing import Annotated
 
 from pydantic import StringConstraints, model_validator
 
+from evalkit.contracts.base import SchemaNamed
 from evalkit.contracts.skilleval_case import (
     GIT_OPERATION,
     GIT_PROGRAM,
@@ -74,7 +75,7 @@ class ToolInit(SkillEvalContract):
         return value
 
 
-class SkillEvalPolicy(SkillEvalContract):
+class SkillEvalPolicy(SkillEvalContract, SchemaNamed):
     """``policy.json``: what a skill-eval registry may run, and the coverage its cases must have."""
 
     schema_version: SchemaVersion

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
+from evalkit.contracts.base import SchemaNamed
 from evalkit.contracts.skilleval_case import (
     CaseId,
     SchemaVersion,
@@ -155,7 +156,7 @@ def base_outcome(checks: DeterministicChecks, cases: Sequence[ReportCase]) -> tu
     return "pass", "every case passed"
 
 
-class SkillEvalReport(SkillEvalContract):
+class SkillEvalReport(SkillEvalContract, SchemaNamed):
     """The committed release-evaluation summary of one session (schema v1)."""
 
     schema_version: SchemaVersion
@@ -292,7 +293,7 @@ def stage_seal(stage: Mapping[str, Any]) -> str:
     return hashlib.sha256(STAGE_SEAL_DOMAIN + text.encode("utf-8")).hexdigest()
 
 
-class SkillEvalStage(SkillEvalContract):
+class SkillEvalStage(SkillEvalContract, SchemaNamed):
     """Sealed evidence between execution and human review: a draft report and its worksheet.
 
     The draft carries no comparison but ``inconclusive``, no human review and no waiver; the
@@ -344,7 +345,7 @@ class CaseAnswer(SkillEvalContract):
     human_review: Text
 
 
-class SkillEvalAnswers(SkillEvalContract):
+class SkillEvalAnswers(SkillEvalContract, SchemaNamed):
     """The reviewed worksheet: an overall review and one answer per staged case."""
 
     schema_version: SchemaVersion

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from evalkit.contracts.base import SnakeContract
+from evalkit.contracts.base import SchemaNamed, SnakeContract
 from evalkit.contracts.types import LowerName, NonEmptyStr
 
 RelPath = NonEmptyStr
@@ -96,7 +96,7 @@ class EddSettings(SnakeContract):
         return check_placeholders(value, "remedy_command", REMEDY_PLACEHOLDERS, required=("request", "response"))
 
 
-class Subject(SnakeContract):
+class Subject(SnakeContract, SchemaNamed):
     """One agent under evaluation and the inputs the notebooks read."""
 
     name: LowerName

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from evalkit.contracts.base import SnakeContract
+from evalkit.contracts.base import SchemaNamed, SnakeContract
 from evalkit.contracts.subject import JudgeSettings
 from evalkit.contracts.types import NonEmptyStr
 
@@ -47,7 +47,7 @@ class Figure(SnakeContract):
     caption: str | None = None
 
 
-class NotebookSummary(SnakeContract):
+class NotebookSummary(SnakeContract, SchemaNamed):
     """The summary one notebook writes at its end; the report renders a section from it."""
 
     notebook: NonEmptyStr

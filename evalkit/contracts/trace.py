@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import field_validator, model_validator
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 
 ObservationType = Literal[
     "SPAN", "GENERATION", "EVENT", "AGENT", "TOOL", "CHAIN", "RETRIEVER", "EVALUATOR", "EMBEDDING",
@@ -65,7 +65,7 @@ class Observation(CamelContract):
         return "output" in self.model_fields_set
 
 
-class Trace(CamelContract):
+class Trace(CamelContract, SchemaNamed):
     """One agent run: its observations in order, parents before or after children as recorded."""
 
     id: str

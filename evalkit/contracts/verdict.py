@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from evalkit.contracts.base import CamelContract
+from evalkit.contracts.base import CamelContract, SchemaNamed
 
 VerdictResult = Literal["pass", "fail", "uncertain"]
 """A criterion verdict; ``uncertain`` is an abstain that needs ``blockedBy``."""
@@ -44,7 +44,7 @@ class BlockedBy(CamelContract):
     text: str
 
 
-class CriterionVerdict(CamelContract):
+class CriterionVerdict(CamelContract, SchemaNamed):
     """The verdict on one criterion for one trace; the critique comes before the result.
 
     ``confidence`` and ``critique`` are always written, and ``null`` only where the verdict came from

@@ -104,8 +104,8 @@ def _trace(trace_id: str, spans: dict[str, PlainSpan | Span], joined: list[str] 
         fields_set = {"id", "metadata", "observations"}
         if name is not None:
             fields_set.add("name")
-        values = {"id": trace_id, "name": name, "input": None, "output": None, "metadata": metadata,
-                  "observations": observations}
+        values = {"schema_uri": None, "id": trace_id, "name": name, "input": None, "output": None,
+                  "metadata": metadata, "observations": observations}
         return built(Trace, values, fields_set)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import threading
 
 from evalkit.pipeline import _quiet_shutdown_kernel_manager
 
@@ -19,11 +20,10 @@ def _signals(shutting_down: bool) -> list[int]:
     manager._kernel_spec = type("Spec", (), {"interrupt_mode": "signal"})()
     manager.provisioner = type("Provisioner", (), {"has_process": True})()  # a kernel is running
     manager.shutting_down = shutting_down
-    loop = asyncio.new_event_loop()  # not asyncio.run: a notebook test before may leave a loop running
-    try:
-        loop.run_until_complete(manager._async_interrupt_kernel())
-    finally:
-        loop.close()
+    # in a thread of its own: a notebook test earlier in the session may leave this thread's loop running
+    worker = threading.Thread(target=asyncio.run, args=(manager._async_interrupt_kernel(),))
+    worker.start()
+    worker.join()
     return sent
 
 
