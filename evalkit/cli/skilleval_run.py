@@ -8,15 +8,9 @@ stage; ``resume`` verifies the stage and writes the report from the human's answ
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import shlex
 import sys
-from collections import Counter
 from datetime import datetime
-from pathlib import Path
-
-from evalkit.errors import InputError
 
 _RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
 
@@ -52,62 +46,28 @@ def _say(line: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from evalkit.skilleval import load_registry
-    from evalkit.skilleval.adapters import CommandAdapter, ScriptAdapter
-    from evalkit.skilleval.executables import bind, bind_all, parse_bindings
-    from evalkit.skilleval.runner import RunPlan, run_stage
+    from evalkit.skilleval import RunRequest, run_release
 
-    registry = load_registry(args.registry)
-    programs = registry.policy.programs()
-    given = parse_bindings(args.bin or [], "--bin")
-    candidate = bind_all(programs, given, "--bin")
-    baseline = bind_all(programs, {**given, **parse_bindings(args.baseline_bin or [], "--baseline-bin")},
-                        "--baseline-bin")
-    for arm, bound in (("candidate", candidate), ("baseline", baseline)):
-        for executable in bound.values():
-            how = "found on PATH" if executable.found_on_path else "given"
-            _say(f"{arm}: {executable.name} bound to {executable.path} (sha256 {executable.sha256[:12]}, {how})")
-    if args.adapter == "command":
-        if not args.agent_command:
-            raise InputError("--adapter command needs --agent-command 'PROGRAM ARG... {prompt}'", path="--agent-command")
-        argv = shlex.split(args.agent_command)
-        if not argv:
-            raise InputError("--agent-command is empty", path="--agent-command")
-        agent = bind(Path(argv[0]).name, argv[0] if "/" in argv[0] else None)
-        _say(f"agent: {agent.name} bound to {agent.path} (sha256 {agent.sha256[:12]})")
-        passed = {name: os.environ[name] for name in args.agent_env or [] if name in os.environ}
-        adapter = CommandAdapter(agent, [agent.name, *argv[1:]], args.agent_timeout, passed)
-    else:
-        if args.agent_command:
-            raise InputError("--agent-command is for --adapter command; the script adapter runs no agent",
-                             path="--agent-command")
-        adapter = ScriptAdapter()
-    plan = RunPlan(registry, Path(args.candidate), Path(args.baseline), Path(args.out), adapter,
-                   {"candidate": candidate, "baseline": baseline}, timeout=args.timeout,
-                   session_id=args.session_id, generated_at=args.generated_at, tested_head=args.tested_head,
-                   product_dir=Path(args.product) if args.product else None,
-                   candidate_version=args.candidate_version, baseline_version=args.baseline_version,
-                   model={"name": args.model} if args.model else {}, gates=args.gate or [],
-                   mirror=Path(args.mirror) if args.mirror else None)
-    if args.adapter_version:
-        plan.adapter_version = args.adapter_version
-    arms = sum(1 + c.case.baseline_required for c in registry.cases)
-    _say(f"running {arms} arm(s) of {len(registry.cases)} case(s) with the {adapter.name} adapter")
-    stage_file = run_stage(plan, _say)
+    request = RunRequest(
+        args.registry, args.candidate, args.baseline, args.out, args.adapter, bin=args.bin or [],
+        baseline_bin=args.baseline_bin or [], agent_command=args.agent_command, agent_env=args.agent_env or [],
+        agent_timeout=args.agent_timeout, timeout=args.timeout, session_id=args.session_id,
+        generated_at=args.generated_at, tested_head=args.tested_head, product=args.product,
+        candidate_version=args.candidate_version, baseline_version=args.baseline_version,
+        adapter_version=args.adapter_version, model=args.model, mirror=args.mirror, gates=args.gate or [])
+    stage_file = run_release(request, _say)
     print(f"stage sealed: {stage_file}")
     print(f"stopped for human review: evalkit skill-eval worksheet {args.out} --out worksheet.html")
     return 0
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from evalkit.skilleval.resume import resume
+    from evalkit.skilleval import outcome_line, resume
 
-    current = {name: Path(value) for name, value in
+    current = {name: value for name, value in
                (("registry", args.registry), ("candidate", args.candidate), ("baseline", args.baseline)) if value}
     report = resume(args.stage, args.answers, args.out, args.waiver, current=current)
-    counts = Counter(case.comparison for case in report.cases)
-    shown = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
-    print(f"report: outcome {report.outcome} ({len(report.cases)} cases: {shown}) -> {args.out}")
+    print(f"report: {outcome_line(report)} -> {args.out}")
     return 0
 
 

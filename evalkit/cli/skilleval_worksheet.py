@@ -7,7 +7,7 @@ import argparse
 
 
 def _cmd_worksheet(args: argparse.Namespace) -> int:
-    from evalkit.skilleval.worksheet import write_worksheet
+    from evalkit.skilleval import write_worksheet
 
     path = write_worksheet(args.stage, args.out, title=args.title)
     print(f"wrote {path}: answer every case, export, then "
@@ -16,13 +16,10 @@ def _cmd_worksheet(args: argparse.Namespace) -> int:
 
 
 def _cmd_report_page(args: argparse.Namespace) -> int:
-    from evalkit.contract_files import read_model
-    from evalkit.contracts.skilleval import SkillEvalReport
-    from evalkit.skilleval.report_view import outcome_reason, write_report_page
+    from evalkit.skilleval import write_report_page_of_file
 
-    report = read_model(args.report, SkillEvalReport)
-    path = write_report_page(report, args.out)
-    print(f"wrote {path}: {outcome_reason(report)}")
+    path, why = write_report_page_of_file(args.report, args.out)
+    print(f"wrote {path}: {why}")
     return 0
 
 

@@ -41,6 +41,7 @@ from evalkit.contracts.skilleval_policy import (
 )
 from evalkit.contracts.skilleval_report import (
     COMPARISONS,
+    LOCAL_PATH,
     STAGE_SEAL_DOMAIN,
     WAIVER_REQUIRED_CHECKS,
     AdapterIdentity,
@@ -59,6 +60,7 @@ from evalkit.contracts.skilleval_report import (
     Waiver,
     WorksheetEntry,
     base_outcome,
+    check_summary,
     stage_seal,
 )
 
@@ -67,6 +69,7 @@ __all__ = [
     "GENERIC_ACTION_LABELS",
     "GIT_OPERATION",
     "GIT_PROGRAM",
+    "LOCAL_PATH",
     "OPERATION_PATTERN",
     "PREDICATES",
     "PREDICATE_OPERATIONS",
@@ -109,5 +112,6 @@ __all__ = [
     "WorksheetEntry",
     "base_outcome",
     "check_argv",
+    "check_summary",
     "stage_seal",
 ]

@@ -23,11 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalkit.contracts.skilleval import SkillEvalCase, SkillEvalSeed
-from evalkit.contracts.skilleval_case import GIT_PROGRAM
-from evalkit.contracts.skilleval_policy import SkillEvalPolicy
+from evalkit.contracts.skilleval import GIT_PROGRAM, SkillEvalCase, SkillEvalPolicy, SkillEvalSeed
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_write_bytes, atomic_write_text
+from evalkit.io import atomic_write_bytes, atomic_write_text
 from evalkit.skilleval.digest import bytes_sha256
 from evalkit.skilleval.executables import BoundExecutable, CommandResult, run_bound, scrubbed_env
 from evalkit.skilleval.facts import (

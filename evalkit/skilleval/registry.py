@@ -24,7 +24,7 @@ from typing import Any
 from evalkit.contract_files import validate_value
 from evalkit.contracts.skilleval import SkillEvalCase, SkillEvalPolicy, SkillEvalSeed
 from evalkit.errors import InputError, RegistryInvalid
-from evalkit.io.strict_json import read_json_strict
+from evalkit.io import read_json_strict
 from evalkit.skilleval.policy import POLICY_FILE, read_policy
 from evalkit.skilleval.registry_rules import CaseDraft, check_case_files, check_cases
 from evalkit.skilleval.registry_tree import RegistryTree, list_registry, shown

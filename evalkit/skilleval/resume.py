@@ -16,6 +16,7 @@ The report is rendered in the seed's field order (not sorted), two-space indent,
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +32,7 @@ from evalkit.contracts.skilleval import (
     base_outcome,
 )
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_write_text
-from evalkit.io.strict_json import read_json_strict
+from evalkit.io import atomic_write_text, read_json_strict
 from evalkit.skilleval.stage import check_current_inputs, check_safe_strings, read_stage
 from evalkit.skilleval.worksheet import allowed_comparisons  # the rule lives with the reviewer's choices
 
@@ -113,7 +113,7 @@ def _read(model: Any, path: str | Path) -> Any:
 
 
 def resume(stage_dir: str | Path, answers_path: str | Path, out: str | Path,
-           waiver_path: str | Path | None = None, *, current: dict[str, Path] | None = None) -> SkillEvalReport:
+           waiver_path: str | Path | None = None, *, current: dict[str, str | Path] | None = None) -> SkillEvalReport:
     """Verify a stage, apply the human's answers (and a waiver), write the report to ``out``.
 
     Args:
@@ -131,7 +131,7 @@ def resume(stage_dir: str | Path, answers_path: str | Path, out: str | Path,
         InputError: the stage is refused (why is said), or the answers or waiver break a rule.
     """
     stage = read_stage(stage_dir)
-    check_current_inputs(stage, **(current or {}))
+    check_current_inputs(stage, **{name: Path(folder) for name, folder in (current or {}).items()})
     answers = _read(SkillEvalAnswers, answers_path)
     waiver = _read(Waiver, waiver_path) if waiver_path is not None else None
     report = build_report(stage, answers, waiver, answers_file=str(answers_path),
@@ -139,3 +139,10 @@ def resume(stage_dir: str | Path, answers_path: str | Path, out: str | Path,
     text = render_report(report)
     atomic_write_text(out, text)
     return SkillEvalReport.model_validate(report)
+
+
+def outcome_line(report: SkillEvalReport) -> str:
+    """The report in one line: its outcome and how many cases got each comparison."""
+    counts = Counter(case.comparison for case in report.cases)
+    shown = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+    return f"outcome {report.outcome} ({len(report.cases)} cases: {shown})"

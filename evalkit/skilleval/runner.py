@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit import __version__
-from evalkit.contracts.skilleval_report import DeterministicChecks, ReportCase, base_outcome
+from evalkit.contracts.skilleval import DeterministicChecks, ReportCase, base_outcome
 from evalkit.errors import InputError
 from evalkit.skilleval.adapters import ArmRequest, ScriptAdapter
 from evalkit.skilleval.digest import DOMAINS, outside_git, tree_digest

@@ -27,14 +27,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit.contracts.skilleval import SkillEvalCase, SkillEvalStage, stage_seal
-from evalkit.contracts.skilleval_policy import SkillEvalPolicy
-from evalkit.contracts.skilleval_report import check_summary
+from evalkit.contracts.skilleval import (
+    SkillEvalCase,
+    SkillEvalPolicy,
+    SkillEvalStage,
+    check_summary,
+    stage_seal,
+)
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_write_text
-from evalkit.io.canonical import canonical_dumps
+from evalkit.io import atomic_write_text, canonical_dumps, loads_strict, read_json_strict
 from evalkit.io.regular import open_regular
-from evalkit.io.strict_json import loads_strict, read_json_strict
 from evalkit.skilleval.digest import DOMAINS, file_sha256, tree_digest, tree_files
 from evalkit.skilleval.facts import RECEIPT, check_receipt, output_name
 from evalkit.skilleval.grading import grade_case
