@@ -75,7 +75,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     from evalkit.io import canonical_dumps
     from evalkit.skilleval import check_registry
 
-    result = check_registry(args.registry)
+    result = check_registry(args.registry, args.skills)
     if args.json:
         sys.stdout.write(canonical_dumps(result.to_json_obj()))
     elif not result.ok:
@@ -107,5 +107,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                     "Every problem is listed with its file and member path, not the first only.",
         epilog=_VALIDATE_EPILOG, formatter_class=formatter)
     p.add_argument("registry", metavar="REGISTRY", help="the registry folder (policy.json and cases/)")
+    p.add_argument("--skills", metavar="DIR", help="the candidate skills folder: every skill in it must have "
+                                                   "cases in the registry (coverage)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (cases and problems)")
     p.set_defaults(func=_cmd_validate)

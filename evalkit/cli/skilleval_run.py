@@ -12,6 +12,9 @@ import re
 import sys
 from datetime import datetime
 
+GATES = ("command", "cross-platform", "lifecycle", "machine-api", "parity", "security")
+"""The gate names ``--gate`` accepts (evalkit.skilleval.gates.GATES, kept here so ``--help`` loads no package)."""
+
 _RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
 
 
@@ -54,21 +57,22 @@ def _run(args: argparse.Namespace) -> int:
         agent_timeout=args.agent_timeout, timeout=args.timeout, session_id=args.session_id,
         generated_at=args.generated_at, tested_head=args.tested_head, product=args.product,
         candidate_version=args.candidate_version, baseline_version=args.baseline_version,
-        adapter_version=args.adapter_version, model=args.model, mirror=args.mirror, gates=args.gate or [])
-    stage_file = run_release(request, _say)
-    print(f"stage sealed: {stage_file}")
+        adapter_version=args.adapter_version, model=args.model, mirror=args.mirror, gates=args.gate or [],
+        allow_dirty=args.allow_dirty, same_baseline_bin=args.same_baseline_bin, allow_uncovered=args.allow_uncovered)
+    sealed = run_release(request, _say)
+    print(f"stage sealed: {sealed.stage_file} (outcome so far: {sealed.outcome})")
     print(f"stopped for human review: evalkit skill-eval worksheet {args.out} --out worksheet.html")
-    return 0
+    return sealed.exit_code
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from evalkit.skilleval import outcome_line, resume
+    from evalkit.skilleval import exit_code, outcome_line, resume
 
     current = {name: value for name, value in
                (("registry", args.registry), ("candidate", args.candidate), ("baseline", args.baseline)) if value}
     report = resume(args.stage, args.answers, args.out, args.waiver, current=current)
     print(f"report: {outcome_line(report)} -> {args.out}")
-    return 0
+    return exit_code(report)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -84,8 +88,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                     "(sealed, no local paths) beside the raw evidence in STAGE/raw/, then stops for human review.",
         epilog="example:\n  evalkit skill-eval run data/skilleval/registry --candidate data/skilleval/skills/candidate \\\n"
                "      --baseline data/skilleval/skills/baseline --adapter script --out build/stage \\\n"
-               "      --bin tasknote=data/skilleval/tool/tasknote\n"
-               "reruns with the same --generated-at and --session-id write byte-identical stages.")
+               "      --bin tasknote=PRODUCT/tool/tasknote --bin git=/usr/bin/git --same-baseline-bin \\\n"
+               "      --product PRODUCT --tested-head SHA\n"
+               "reruns with the same --generated-at and --session-id write byte-identical stages.\n\n"
+               "exit status: 0 stopped for review, 1 the outcome is already fail (a gate or a candidate arm failed)\n"
+               "or the run was refused, 3 it can only end incomplete (skills without cases), 2 usage error")
     run.add_argument("registry", metavar="REGISTRY", help="the case registry (policy.json and cases/)")
     run.add_argument("--candidate", required=True, metavar="DIR", help="the candidate skills: DIR/<skill>/SKILL.md")
     run.add_argument("--baseline", required=True, metavar="DIR", help="the prior release's skills")
@@ -94,9 +101,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                           "--agent-command with the case prompt first, then the actions")
     run.add_argument("--out", required=True, metavar="STAGE", help="a new or empty folder for the stage")
     run.add_argument("--bin", action="append", metavar="NAME=PATH",
-                     help="bind a policy program to this file (repeatable); others are looked up on PATH once")
+                     help="bind a policy program to this file (repeatable): every program the policy allows, git "
+                          "included; nothing is looked up on PATH")
     run.add_argument("--baseline-bin", action="append", metavar="NAME=PATH",
-                     help="a different binary for the baseline arm (e.g. the prior release's tool)")
+                     help="the prior release's binary for the baseline arm (required where a baseline arm runs, "
+                          "unless --same-baseline-bin); programs not named take their --bin")
     run.add_argument("--agent-command", metavar="ARGV",
                      help="the agent to run (split like a shell would, never run by one); {prompt} and {sandbox} "
                           "are replaced in its arguments")
@@ -109,7 +118,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--session-id", metavar="ID", help="the session's slug (default from --generated-at)")
     run.add_argument("--generated-at", type=_timestamp, metavar="RFC3339", help="the run's time (default now, UTC)")
     run.add_argument("--tested-head", type=_git_object, metavar="SHA",
-                     help="the product commit under test (default: git rev-parse HEAD in --product)")
+                     help="the product commit under test: must be the HEAD of --product, a clean worktree on a "
+                          "branch (default: that HEAD)")
     run.add_argument("--product", metavar="DIR", help="the product tree digested as product_sha256 (default REGISTRY)")
     run.add_argument("--candidate-version", default="candidate", metavar="V", help="the candidate's version label")
     run.add_argument("--baseline-version", default="baseline", metavar="V", help="the baseline's version label")
@@ -119,10 +129,18 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--model", metavar="NAME", help="the model the agent used, recorded in the report")
     run.add_argument("--mirror", metavar="DIR",
                      help="the committed mirror of the candidate skills; byte parity is checked (evidence 'parity')")
-    run.add_argument("--gate", action="append", metavar="NAME",
-                     help="a credential-free gate that passed elsewhere (e.g. in CI), recorded as deterministic-"
-                          "check evidence (repeatable); a waiver needs command, cross-platform, lifecycle, "
-                          "machine-api, parity and security")
+    run.add_argument("--gate", action="append", metavar="NAME", choices=GATES,
+                     help="a gate that must run (repeatable; one of %(choices)s): evalkit runs every gate itself and "
+                          "records what each found; this refuses to start when one cannot run (parity needs "
+                          "--mirror). A waiver needs all six as evidence")
+    run.add_argument("--allow-dirty", action="store_true",
+                     help="run although the product is not a clean worktree on an attached HEAD equal to "
+                          "--tested-head; the report is then marked not releasable")
+    run.add_argument("--same-baseline-bin", action="store_true",
+                     help="the baseline arm runs the candidate's tool on purpose (this release does not change it); "
+                          "without it, a baseline arm needs --baseline-bin with a different binary")
+    run.add_argument("--allow-uncovered", action="store_true",
+                     help="run although candidate skills have no cases; the outcome is then incomplete (never pass)")
     run.set_defaults(func=_run)
 
     res = commands.add_parser(
@@ -135,11 +153,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     res.add_argument("stage", metavar="STAGE", help="the folder `skill-eval run --out` wrote")
     res.add_argument("--answers", required=True, metavar="A.json", help="the answers exported from the worksheet")
     res.add_argument("--out", required=True, metavar="REPORT.json", help="where to write the report")
+    res.epilog = ("exit status: 0 pass or waived, 1 fail (or a refused stage, answers or waiver), 3 incomplete,\n"
+                  "4 pass or waived but not releasable (run with --allow-dirty), 2 usage error")
+    res.formatter_class = argparse.RawDescriptionHelpFormatter
     res.add_argument("--waiver", metavar="W.json",
                      help="a maintainer's waiver; only over an incomplete outcome, covering exactly the "
                           "inconclusive cases and skills")
     for name, what in (("registry", "the registry"), ("candidate", "the candidate skills"),
                        ("baseline", "the baseline skills")):
         res.add_argument(f"--{name}", metavar="DIR",
-                         help=f"{what} as they are now: refused unless identical to what the run used")
+                         help=f"{what} as they are now (default: the folder the run used); always digested "
+                              "again and refused unless identical to what the run used")
     res.set_defaults(func=_resume)

@@ -138,11 +138,19 @@ class _Session:
         }
 
 
+PROVENANCE_SENTINEL = ".git/skill-eval-provenance"
+"""Where a local fixture's Git provenance sentinel (``seed.json`` ``provenance``) is planted: inside the
+sandbox's Git directory, so an arm that replaced or re-created the repository it was given is caught."""
+
+
 def prepare_sandbox(session: _Session) -> None:
-    """Fixture files, ``git init``, the tool's init for the storage mode, then a local fixture's decoy."""
+    """Fixture files, ``git init``, the provenance sentinel, the tool's init for the storage mode, the decoy."""
     request = session.request
     copy_fixture(request.fixture_dir, request.sandbox)
     session.init([GIT_PROGRAM, "init", "--quiet"], "sandbox git init")
+    if request.seed.provenance is not None:
+        plant(request.sandbox, PROVENANCE_SENTINEL, _sentinel(request), "provenance")
+        session.log.append(f"planted the Git provenance sentinel {PROVENANCE_SENTINEL}\n")
     program = request.policy.operations[request.policy.init.operation].program
     session.init([program, *request.seed.tool_init], "sandbox tool init")
     if request.seed.decoy is not None:
@@ -170,6 +178,7 @@ class ScriptAdapter:
             session.log.append(f"installed skill {request.case.skill}\n")
             run = self.between(session, request)
             facts += [session.fact(i, c) for i, c in enumerate(commands) if not c.setup]
+            check_sentinel(request)
         except InputError:
             atomic_write_text(request.arm_dir / LOG, "".join(session.log))
             raise
@@ -223,6 +232,29 @@ class CommandAdapter(ScriptAdapter):
 
     def finish(self, session: _Session, request: ArmRequest) -> None:
         atomic_write_text(request.arm_dir / LOG, "".join(session.log))
+
+
+def _sentinel(request: ArmRequest) -> bytes:
+    return f"{request.seed.provenance}\n".encode()
+
+
+def check_sentinel(request: ArmRequest) -> None:
+    """After the arm: the provenance sentinel still holds the seed's bytes (local fixtures only).
+
+    Raises:
+        InputError: it is gone or changed; the arm's Git repository is not the one the fixture made.
+    """
+    if request.seed.provenance is None:
+        return
+    path = request.sandbox / PROVENANCE_SENTINEL
+    try:
+        now = path.read_bytes() if not path.is_symlink() else None
+    except OSError:
+        now = None
+    if now != _sentinel(request):
+        raise InputError(f"provenance: the Git provenance sentinel {PROVENANCE_SENTINEL} is "
+                         f"{'changed' if now is not None else 'gone'} after the arm; its Git repository is not the one "
+                         "the fixture made, so its facts prove nothing", file=str(path))
 
 
 def _shown(argv: list[str]) -> str:

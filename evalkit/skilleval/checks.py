@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.errors import InputError
-from evalkit.skilleval.lint import LintReport, lint_skills
+from evalkit.skilleval.lint import SKILL_FILE, LintReport, lint_skills
 from evalkit.skilleval.policy import POLICY_FILE, load_policy
-from evalkit.skilleval.registry import Registry, registry_problems
+from evalkit.skilleval.registry import CASES_DIR, Registry, registry_problems, uncovered_skills
+from evalkit.skilleval.registry_tree import shown
 
 
 def problem_lines(problems: list[InputError]) -> list[str]:
@@ -36,10 +37,14 @@ def lint_release_skills(skills_dir: str | Path, *, mirror: str | Path | None = N
         RegistryInvalid: the policy file is not a valid policy.
     """
     loaded = None
+    cases_dir = None
     if policy is not None:
         path = Path(policy)
-        loaded = load_policy(path / POLICY_FILE if path.is_dir() else path)
-    return lint_skills(skills_dir, mirror=mirror, policy=loaded)
+        policy_file = path / POLICY_FILE if path.is_dir() else path
+        loaded = load_policy(policy_file)
+        # A policy inside a registry: its cases/ say which skills have cases (coverage)
+        cases_dir = policy_file.parent / CASES_DIR if (policy_file.parent / CASES_DIR).is_dir() else None
+    return lint_skills(skills_dir, mirror=mirror, policy=loaded, cases_dir=cases_dir)
 
 
 def lint_summary(report: LintReport, skills_dir: str | Path, mirror: str | Path | None = None) -> list[str]:
@@ -52,6 +57,8 @@ def lint_summary(report: LintReport, skills_dir: str | Path, mirror: str | Path 
     """
     parts = [f"{len(report.skills)} skill{'' if len(report.skills) == 1 else 's'}"]
     parts.append("commands allowed by the policy" if report.commands_checked else "commands not checked (no --policy)")
+    if report.coverage_checked:
+        parts.append("every skill has cases")
     if mirror is not None:
         parts.append(f"byte-identical to {mirror}")
     return [f"{skills_dir}: ok ({', '.join(parts)})", *(f"  {s.name}  {s.sha256}" for s in report.skills)]
@@ -86,7 +93,21 @@ class RegistryCheck:
                 f"modes {', '.join(policy.storage_modes)}; programs {', '.join(policy.programs())})")
 
 
-def check_registry(root: str | Path) -> RegistryCheck:
-    """Validate a registry folder, every problem collected (see :func:`~evalkit.skilleval.registry.registry_problems`)."""
+def check_registry(root: str | Path, skills: str | Path | None = None) -> RegistryCheck:
+    """Validate a registry folder, every problem collected (see :func:`~evalkit.skilleval.registry.registry_problems`).
+
+    Args:
+        root: the registry folder.
+        skills: the candidate skills folder, or None; with it, a skill without cases is a problem (coverage).
+    """
     registry, problems = registry_problems(root)
-    return RegistryCheck(str(root), registry, problems)
+    if skills is not None:
+        folder = Path(skills)
+        if not folder.is_dir():
+            problems.append(InputError("not a folder; give the folder holding <skill>/SKILL.md", file=shown(folder)))
+        covered = {p.parent.parent.name for p in (Path(root) / CASES_DIR).glob("*/*/case.json")}
+        for skill in uncovered_skills(folder, covered) if folder.is_dir() else []:
+            problems.append(InputError(
+                f"coverage: skill {skill!r} has no cases in {shown(Path(root) / CASES_DIR / skill)}; every shipped "
+                "skill needs its committed and local cases", file=shown(folder / skill / SKILL_FILE)))
+    return RegistryCheck(str(root), registry if not problems else None, problems)

@@ -1,9 +1,10 @@
 """The executables a run may start: each bound once to an absolute path and its sha256, never looked up again.
 
 The seed's rule: invoke each bound executable directly; never resolve an unverified same-name program
-through ``PATH``. A program is bound at the start of the run (from ``--bin NAME=PATH``, else found once
-with :func:`shutil.which` and said so), its symlinks resolved, so the file digested is the file run. Before
-every command the file is digested again: a binary swapped during the run refuses the command.
+through ``PATH``. A program is bound at the start of the run from ``--bin NAME=PATH`` only (a program not
+given is refused: the first ``tasknote`` on ``PATH`` may be an impostor), its symlinks resolved, so the
+file digested is the file run. Before every command the file is digested again: a binary swapped during
+the run refuses the command.
 
 Commands run as argv vectors (never through a shell: ``;``, ``|`` or ``$(...)`` stay literal arguments),
 in a process group of their own that a timeout kills whole, with the environment scrubbed to
@@ -44,7 +45,6 @@ class BoundExecutable:
     name: str
     path: Path
     sha256: str
-    found_on_path: bool = False
     interpreter: Path | None = None
     """For a script starting ``#!/usr/bin/env NAME``: the interpreter NAME resolved once when the script was
     bound (on the PATH of the run's caller), so the scrubbed PATH can hold its folder and the script runs
@@ -89,24 +89,23 @@ def parse_bindings(values: Iterable[str], option: str = "--bin") -> dict[str, st
     return out
 
 
-def bind(name: str, given: str | None = None) -> BoundExecutable:
-    """Bind one program: the given path, else the first ``name`` on the current PATH (looked up once).
+def bind(name: str, given: str | None, option: str = "--bin") -> BoundExecutable:
+    """Bind one program to the file given for it (never looked up on ``PATH``).
 
     Raises:
-        InputError: not found, not a regular executable file.
+        InputError: no file given, not found, not an executable regular file.
     """
-    found_on_path = given is None
-    where = given if given is not None else shutil.which(name)
-    if where is None:
-        raise InputError(f"executable {name!r} is not on PATH; give it with --bin {name}=/path/to/{name}")
-    path = Path(os.path.realpath(Path(where).expanduser()))
+    if given is None:
+        raise InputError(f"executable {name!r} is not given: evalkit never looks a program up on PATH (a same-named "
+                         f"impostor could come first); give {option} {name}=/path/to/{name}", path=option)
+    path = Path(os.path.realpath(Path(given).expanduser()))
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        raise InputError(f"executable {name!r}: {exc.strerror or exc}", file=str(where)) from None
+        raise InputError(f"executable {name!r}: {exc.strerror or exc}", file=str(given)) from None
     if not stat.S_ISREG(mode) or not os.access(path, os.X_OK):
-        raise InputError(f"executable {name!r} is not an executable regular file", file=str(where))
-    return BoundExecutable(name, path, file_sha256(path), found_on_path, _env_interpreter(path))
+        raise InputError(f"executable {name!r} is not an executable regular file", file=str(given))
+    return BoundExecutable(name, path, file_sha256(path), _env_interpreter(path))
 
 
 def _env_interpreter(path: Path) -> Path | None:
@@ -128,7 +127,12 @@ def bind_all(names: Iterable[str], given: Mapping[str, str], option: str = "--bi
     unknown = sorted(set(given) - set(wanted))
     if unknown:
         raise InputError(f"{option}: {', '.join(unknown)} is not a program the policy allows ({', '.join(wanted)})")
-    return {name: bind(name, given.get(name)) for name in wanted}
+    missing = [name for name in wanted if name not in given]
+    if missing:
+        raise InputError(f"no file given for {', '.join(missing)}; evalkit never looks a program up on PATH "
+                         f"(a same-named impostor could come first): give {' '.join(f'{option} {n}=PATH' for n in missing)}",
+                         path=option)
+    return {name: bind(name, given[name], option) for name in wanted}
 
 
 def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:

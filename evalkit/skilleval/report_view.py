@@ -22,6 +22,7 @@ from evalkit.contract_files import read_model
 from evalkit.contracts.skilleval import COMPARISONS, SkillEvalReport, base_outcome
 from evalkit.io import atomic_write_text
 from evalkit.report import ReportSection, page_environment, register_section
+from evalkit.skilleval.resume import exit_code
 
 RUN_REPORT_FILE = "skilleval/report.json"
 """Where a skill-eval release report sits in a run folder to be shown as a section of the run's report."""
@@ -29,7 +30,7 @@ RUN_REPORT_FILE = "skilleval/report.json"
 
 def outcome_reason(report: SkillEvalReport) -> str:
     """Why the report has its outcome, in one sentence."""
-    base, why = base_outcome(report.deterministic_checks, report.cases)
+    base, why = base_outcome(report.deterministic_checks, report.cases, report.uncovered_skills)
     why = re.sub(r"cases\[(\d+)\]", lambda m: f"case {report.cases[int(m.group(1))].case_id}", why)
     if report.outcome == "waived":
         return f"Waived by {report.waiver.approver}: the evidence alone gives 'incomplete' ({why})." \
@@ -74,14 +75,17 @@ def report_section_of_file(path: Path) -> Markup:
     return report_section(read_model(path, SkillEvalReport))
 
 
-def write_report_page_of_file(report_file: str | Path, out: str | Path) -> tuple[Path, str]:
-    """Read a report file, write its page (:func:`write_report_page`); returns the page and the outcome's reason.
+def write_report_page_of_file(report_file: str | Path, out: str | Path) -> tuple[Path, str, int]:
+    """Read a report file and write its page (:func:`write_report_page`).
+
+    Returns:
+        The page, the outcome's reason and the exit status the outcome calls for (as ``resume``'s).
 
     Raises:
         InputError: the report file is missing or breaks its contract (named).
     """
     report = read_model(report_file, SkillEvalReport)
-    return write_report_page(report, out), outcome_reason(report)
+    return write_report_page(report, out), outcome_reason(report), exit_code(report)
 
 
 register_section(ReportSection("skill-eval", "Skill evaluation", RUN_REPORT_FILE, report_section_of_file))

@@ -19,6 +19,7 @@ from evalkit.skilleval.adapters import CommandAdapter, ScriptAdapter
 from evalkit.skilleval.executables import bind, bind_all, parse_bindings
 from evalkit.skilleval.registry import Registry, load_registry
 from evalkit.skilleval.runner import RunPlan, run_stage
+from evalkit.skilleval.stage import read_stage
 
 
 @dataclass
@@ -46,6 +47,9 @@ class RunRequest:
     model: str | None = None
     mirror: str | Path | None = None
     gates: list[str] = field(default_factory=list)
+    allow_dirty: bool = False
+    same_baseline_bin: bool = False
+    allow_uncovered: bool = False
 
 
 def _adapter(request: RunRequest, say: Callable[[str], None]) -> ScriptAdapter:
@@ -59,7 +63,10 @@ def _adapter(request: RunRequest, say: Callable[[str], None]) -> ScriptAdapter:
     argv = shlex.split(request.agent_command)
     if not argv:
         raise InputError("--agent-command is empty", path="--agent-command")
-    agent = bind(Path(argv[0]).name, argv[0] if "/" in argv[0] else None)
+    if "/" not in argv[0]:
+        raise InputError(f"--agent-command: give the agent's path ({argv[0]!r} would be looked up on PATH, which "
+                         f"evalkit never does), e.g. './bin/{argv[0]} {{prompt}}'", path="--agent-command")
+    agent = bind(Path(argv[0]).name, argv[0], "--agent-command")
     say(f"agent: {agent.name} bound to {agent.path} (sha256 {agent.sha256[:12]})")
     passed = {name: os.environ[name] for name in request.agent_env if name in os.environ}
     return CommandAdapter(agent, [agent.name, *argv[1:]], request.agent_timeout, passed)
@@ -84,8 +91,7 @@ def plan_run(request: RunRequest, say: Callable[[str], None] = lambda line: None
                         "--baseline-bin")
     for arm, bound in (("candidate", candidate), ("baseline", baseline)):
         for executable in bound.values():
-            how = "found on PATH" if executable.found_on_path else "given"
-            say(f"{arm}: {executable.name} bound to {executable.path} (sha256 {executable.sha256[:12]}, {how})")
+            say(f"{arm}: {executable.name} bound to {executable.path} (sha256 {executable.sha256[:12]})")
     adapter = _adapter(request, say)
     plan = RunPlan(registry, Path(request.candidate), Path(request.baseline), Path(request.out), adapter,
                    {"candidate": candidate, "baseline": baseline}, timeout=request.timeout,
@@ -93,14 +99,34 @@ def plan_run(request: RunRequest, say: Callable[[str], None] = lambda line: None
                    product_dir=Path(request.product) if request.product else None,
                    candidate_version=request.candidate_version, baseline_version=request.baseline_version,
                    model={"name": request.model} if request.model else {}, gates=list(request.gates),
-                   mirror=Path(request.mirror) if request.mirror else None)
+                   mirror=Path(request.mirror) if request.mirror else None, allow_dirty=request.allow_dirty,
+                   same_baseline_binary=request.same_baseline_bin, allow_uncovered=request.allow_uncovered)
     if request.adapter_version:
         plan.adapter_version = request.adapter_version
     return plan
 
 
-def run_release(request: RunRequest, say: Callable[[str], None] = lambda line: None) -> Path:
-    """Plan the run (:func:`plan_run`), run every arm and seal the stage; returns ``stage.json``'s path.
+@dataclass(frozen=True)
+class SealedRun:
+    """What :func:`run_release` left: the sealed stage, its outcome so far and the exit status it calls for.
+
+    ``exit_code`` is 1 when the outcome is already ``fail`` (a failed gate or candidate), 3 when it can
+    only end ``incomplete`` (skills without cases), else 0: stopped for the human review.
+    """
+
+    stage_file: Path
+    outcome: str
+    uncovered_skills: list[str]
+
+    @property
+    def exit_code(self) -> int:
+        if self.outcome == "fail":
+            return 1
+        return 3 if self.uncovered_skills else 0
+
+
+def run_release(request: RunRequest, say: Callable[[str], None] = lambda line: None) -> SealedRun:
+    """Plan the run (:func:`plan_run`), run every arm and seal the stage.
 
     Args:
         request: the run's options.
@@ -113,4 +139,6 @@ def run_release(request: RunRequest, say: Callable[[str], None] = lambda line: N
     registry = plan.registry
     arms = sum(1 + c.case.baseline_required for c in registry.cases)
     say(f"running {arms} arm(s) of {len(registry.cases)} case(s) with the {plan.adapter.name} adapter")
-    return run_stage(plan, say)
+    stage_file = run_stage(plan, say)
+    report = read_stage(stage_file.parent).report
+    return SealedRun(stage_file, report.outcome, report.uncovered_skills)
