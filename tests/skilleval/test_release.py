@@ -124,3 +124,29 @@ def test_propose_writes_the_agents_change_as_a_diff_and_applies_nothing(tmp_path
     with pytest.raises(InputError, match="must start with the agent's path"):
         from evalkit.skilleval import propose_patch
         propose_patch(plan.out, plan.candidate_dir, "fixer {skills}", tmp_path / "x.diff")
+
+
+def test_the_report_contract_keeps_uncovered_skills_and_gates_honest():
+    from pathlib import Path
+
+    from pydantic import ValidationError
+
+    from evalkit.contracts.skilleval import SkillEvalReport
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "contracts" / "skill-eval-report.json"
+    waived = json.loads(example.read_text())
+    assert waived["outcome"] == "waived"
+    release = {"provenance_verified": True, "baseline_executable": "distinct", "final_case_set": False,
+               "uncovered_skills": []}
+    SkillEvalReport.model_validate({**waived, "release": release})
+    with pytest.raises(ValidationError, match="a waiver never covers skills without cases"):
+        SkillEvalReport.model_validate({**waived, "release": {**release, "uncovered_skills": ["notes-export"]}})
+    checks = waived["deterministic_checks"]
+    gates = [{"name": n, "outcome": "pass", "checked": "all", "problems": []} for n in checks["evidence"]]
+    SkillEvalReport.model_validate({**waived, "deterministic_checks": {**checks, "gates": gates}})
+    gates[0]["outcome"] = "not-run"  # a gate that did not run is no evidence
+    with pytest.raises(ValidationError, match="deterministic_checks.evidence: must be the gates that ran"):
+        SkillEvalReport.model_validate({**waived, "deterministic_checks": {**checks, "gates": gates}})
+    gates[0]["outcome"] = "fail"
+    with pytest.raises(ValidationError, match="deterministic_checks.outcome: must be 'fail' by its gates"):
+        SkillEvalReport.model_validate({**waived, "deterministic_checks": {**checks, "gates": gates}})

@@ -8,7 +8,6 @@ import json
 import pytest
 
 from evalkit.contracts.skilleval import (
-    WAIVER_REQUIRED_CHECKS,
     CaseAnswer,
     SkillEvalAnswers,
     SkillEvalReport,
@@ -22,7 +21,7 @@ from evalkit.skilleval import bind_all, build_report, render_report, resume, run
 from .arms_world import GIT, world, write_tool
 
 EXE = hashlib.sha256(b"tool").hexdigest()
-GATES = sorted(WAIVER_REQUIRED_CHECKS)
+GATES = ["command", "cross-platform", "lifecycle", "machine-api", "parity", "security"]  # as written, not imported
 
 
 def arm(outcome="pass", grade=None):

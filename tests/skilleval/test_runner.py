@@ -427,3 +427,14 @@ def test_a_skill_without_cases_is_refused_or_makes_the_outcome_incomplete(tmp_pa
     assert main(["skill-eval", "resume", str(plan.out), "--answers", str(tmp_path / "answers.json"),
                  "--out", str(tmp_path / "report.json")]) == 3
     assert "report: outcome incomplete (2 cases: 2 candidate-only)" in capsys.readouterr().out
+
+
+def test_a_git_command_that_changes_the_status_fails_git_worktree_clean(tmp_path):
+    actions = [{"id": "add-a-note", "operation": "notekeep-command", "command": ["notekeep", "add", "x", "--json"]},
+               {"id": "inspect-status", "operation": "git-command",
+                "command": ["git", "rm", "--cached", "--quiet", "README.md"]}]
+    plan = world(tmp_path, [case_doc("tally", m, actions=actions) for m in ("committed", "local")])
+    lines: list[str] = []
+    stage = read_stage(run_stage(plan, lines.append).parent)
+    assert lines[1] == "tally-committed candidate: fail, grade fail, 4 commands; failed: inspect-status holds"
+    assert stage.report.cases[0].candidate.deterministic_grade == "fail"
