@@ -81,6 +81,9 @@ def test_a_final_case_set_is_recorded_and_the_report_page_exits_by_outcome(tmp_p
     value["release"]["provenance_verified"] = False  # as --allow-dirty records it
     (tmp_path / "dirty.json").write_text(json.dumps(value))
     assert main(["skill-eval", "report-page", str(tmp_path / "dirty.json"), "--out", str(tmp_path / "d.html")]) == 4
+    page = (tmp_path / "d.html").read_text()
+    assert '<span class="cell fail">not releasable</span>: provenance not verified' in page
+    assert "final case set, untouched" in page and '<tr data-gate="lifecycle">' in page
 
 
 FIXER = """\
