@@ -97,6 +97,8 @@ class SkillEvalPolicy(SkillEvalContract):
     """Programs the ``cross-platform`` gate refuses, replacing evalkit's built-in list."""
     final: bool = False
     """The case set is final: the report records that it ran, and was resumed on, exactly these cases."""
+    git_config_allowed: list[str] | None = None
+    """Git settings a case may give with ``git -c KEY=VALUE`` (none by default: ``-c alias.x=!cmd`` runs a shell)."""
 
     @model_validator(mode="after")
     def _rules(self) -> SkillEvalPolicy:

@@ -145,13 +145,17 @@ class ReleaseRecord(SkillEvalContract):
     (false only with ``--allow-dirty``: the report is then not releasable). ``baseline_executable``:
     ``distinct`` from the candidate's, ``declared-identical`` by the maintainer, or ``unused`` (no
     baseline arm ran). ``final_case_set``: the registry was marked final, and resume found it untouched. ``uncovered_skills``: candidate skills
-    without cases; any makes the outcome ``incomplete``, which no waiver covers.
+    without cases; any makes the outcome ``incomplete``, which no waiver covers. ``confined``: every arm's
+    commands ran with the file system outside their sandbox read-only (false: this machine could not
+    confine them, and they ran unconfined). ``watched``: what was checked unchanged after each arm.
     """
 
     provenance_verified: bool
     baseline_executable: Literal["distinct", "declared-identical", "unused"]
     final_case_set: bool
     uncovered_skills: list[Slug]
+    confined: bool
+    watched: list[Text]
 
 
 class Waiver(SkillEvalContract):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import InputError
+from evalkit.skilleval.confine import confined_argv
 from evalkit.skilleval.digest import file_sha256
 
 FIXED_DATE = "2000-01-01T00:00:00+00:00"
@@ -34,8 +35,11 @@ GIT_IDENTITY = {"GIT_AUTHOR_NAME": "evalkit skill-eval", "GIT_AUTHOR_EMAIL": "sk
                 "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE}
 
 GIT_CONFIG = {"init.defaultBranch": "main", "commit.gpgSign": "false", "tag.gpgSign": "false",
-              "core.autocrlf": "false", "advice.detachedHead": "false", "safe.directory": "*"}
-"""Git settings every sandbox command sees, whatever the user's or the system's Git configuration says."""
+              "core.autocrlf": "false", "advice.detachedHead": "false", "safe.directory": "*",
+              "core.hooksPath": os.devnull, "core.fsmonitor": "false"}
+"""Git settings every sandbox command sees, whatever the user's, the system's or the repository's Git
+configuration says (these come from the environment, which outranks every configuration file). Hooks
+are looked up below ``/dev/null``, where no file can ever be: a fixture's or an action's hook never runs."""
 
 
 @dataclass(frozen=True)
@@ -151,8 +155,11 @@ def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[st
     for executable in sorted(bound, key=lambda b: b.name):
         if executable.interpreter is not None and str(executable.interpreter) not in folders:
             folders.append(str(executable.interpreter))
+    # The global Git config is a file in HOME, the sandbox: `git config --global` writes there, in view of
+    # the facts, never into the caller's ~/.gitconfig (nor, through a lock file, over /dev/null)
     env = {"PATH": os.pathsep.join(folders), "HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-           "TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
+           "TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(Path(home) / ".gitconfig"),
+           "GIT_TERMINAL_PROMPT": "0",
            "GIT_OPTIONAL_LOCKS": "0", **GIT_IDENTITY, "GIT_CONFIG_COUNT": str(len(GIT_CONFIG))}
     for i, (key, value) in enumerate(GIT_CONFIG.items()):
         env[f"GIT_CONFIG_KEY_{i}"] = key
@@ -162,17 +169,21 @@ def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[st
 
 
 def run_bound(executable: BoundExecutable, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
-              timeout: float) -> CommandResult:
+              timeout: float, confine_to: Path | None = None) -> CommandResult:
     """Run ``argv`` with its program replaced by the bound absolute path, after re-checking its digest.
 
     No shell is involved: every element of ``argv`` reaches the program as one literal argument.
-    stdin is empty. On timeout the whole process group is killed and ``timed_out`` is set.
+    stdin is empty. On timeout the whole process group is killed and ``timed_out`` is set. With
+    ``confine_to``, where the machine allows it (:func:`~evalkit.skilleval.confine.confinement`), the
+    command runs in a private mount namespace where only that folder (and a private ``/tmp``) is writable.
 
     Raises:
         InputError: the bound file changed since it was bound, or the program cannot be started.
     """
     executable.verify()
     command = [str(executable.path), *argv[1:]]
+    if confine_to is not None:
+        command = confined_argv(executable.path, list(argv), confine_to) or command
     try:
         proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)

@@ -59,6 +59,7 @@ _SECRET_FILES = re.compile(r"(^|/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|credent
 _TRANSCRIPT_FILES = re.compile(r"(^|/)[^/]*(transcript|conversation|chat-?log)[^/]*$", re.IGNORECASE)
 _RAW_EVIDENCE = re.compile(r"(^|/)(raw/|facts\.json$|stage\.json$|report\.json$)")
 _INSTALLED_SKILL = re.compile(r"(^|/)(\.agents/|\.claude/|SKILL\.md$)")
+_GIT_CONFIG_FILES = re.compile(r"(^|/)(\.gitconfig$|\.config/git/|\.gitmodules$)")
 _EVAL_DEFINITIONS = re.compile(r"(^|/)(evals?/|[^/]*\.evals?\.(json|ya?ml)$|evals\.(json|ya?ml)$|case\.json$|"
                                r"seed\.json$|facts\.json$)")
 
@@ -205,6 +206,46 @@ def argv_security_problems(invocation: Invocation) -> list[GateProblem]:
             for i, arg in enumerate(invocation.argv[1:], start=1) if SHELL_METACHARACTERS.search(arg)]
 
 
+_GIT_CONFIG_OPTIONS = ("-c", "--config-env", "--exec-path", "--git-dir", "--work-tree", "--namespace")
+_RISKY_GIT_KEYS = re.compile(r"^(alias\.|core\.|filter\.|include|diff\..*\.(textconv|command)|merge\..*\.driver|"
+                             r"credential\.|uploadpack\.|receive\.|sequence\.editor|gpg\.|ssh\.)", re.IGNORECASE)
+"""Git settings that run a program or change where Git reads its state: refused in ``git config`` writes."""
+
+
+def git_argv_problems(invocation: Invocation, policy: SkillEvalPolicy) -> list[GateProblem]:
+    """The security gate on a Git command: no ``-c`` (alias, hooks path, any setting) before the subcommand
+    unless the policy's ``git_config_allowed`` names the key, no option that moves Git's state, and no
+    ``git config`` that sets an alias, a hook path, a filter or any other setting that runs a program."""
+    argv = list(invocation.argv)
+    if argv[0] != "git":
+        return []
+    allowed = {k.lower() for k in policy.git_config_allowed or []}
+    problems: list[GateProblem] = []
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        arg = argv[i]
+        name, eq, inline = arg.partition("=")
+        takes_value = arg in ("-c", "-C", *_GIT_CONFIG_OPTIONS) and not eq
+        value = argv[i + 1] if takes_value and i + 1 < len(argv) else (inline if eq else arg[2:])
+        if arg == "-c" or (arg.startswith("-c") and not arg.startswith("--")) or name in _GIT_CONFIG_OPTIONS:
+            key = value.split("=", 1)[0].lower()
+            if not (arg == "-c" and key in allowed):
+                problems.append(invocation.problem(
+                    "security", f"{arg!r} sets Git configuration or state on the command line ({value!r}); an alias "
+                                "or hooks path there runs any program. Only the policy's git_config_allowed keys "
+                                "may be given with -c"))
+        i += 2 if takes_value else 1
+    if i < len(argv) and argv[i] == "config":
+        rest = argv[i + 1:]
+        scope = [a for a in rest if a in ("--global", "--system", "--file", "-f", "--blob")]
+        keys = [a for a in rest if not a.startswith("-")][:1]
+        if scope or (keys and _RISKY_GIT_KEYS.match(keys[0])):
+            problems.append(invocation.problem(
+                "security", f"'git config {' '.join(rest)}' would configure Git beyond the repository's plain "
+                            "settings (an alias, a hook, a filter, another scope): refused"))
+    return problems
+
+
 def credential_in(data: bytes) -> str | None:
     """The first credential-shaped text in ``data`` (shown shortened), or None."""
     found = _CREDENTIAL.search(data.decode("utf-8", "replace"))
@@ -215,7 +256,8 @@ def fixture_file_problems(rel: str, data: bytes, *, file: str) -> list[GateProbl
     """The security gate on one fixture file (``rel`` relative to the fixture)."""
     problems = []
     for pattern, what in ((_SECRET_FILES, "a credential file"), (_TRANSCRIPT_FILES, "a transcript"),
-                          (_RAW_EVIDENCE, "raw evidence"), (_INSTALLED_SKILL, "installed skill content")):
+                          (_RAW_EVIDENCE, "raw evidence"), (_INSTALLED_SKILL, "installed skill content"),
+                          (_GIT_CONFIG_FILES, "Git configuration (the sandbox is HOME: it would configure Git)")):
         if pattern.search(rel):
             problems.append(GateProblem("security", f"a fixture may not hold {what} ({rel}); the runner installs "
                                                     "the skill and keeps transcripts and evidence itself", file=file))

@@ -158,7 +158,8 @@ def propose_patch(stage_dir: str | Path, candidate_dir: str | Path, agent_comman
                   "evidence": str(workspace / "evidence"), "workspace": str(workspace)}
         command = [agent.name, *(_fill(part, values) for part in argv[1:])]
         say(f"agent {agent.name} ({agent.sha256[:12]}) on {len(cases)} failing case(s): {', '.join(cases)}")
-        result = run_bound(agent, command, cwd=workspace, env=scrubbed_env([agent], workspace), timeout=timeout)
+        result = run_bound(agent, command, cwd=workspace, env=scrubbed_env([agent], workspace), timeout=timeout,
+                           confine_to=workspace)
         for name, (folder, domain) in guarded.items():
             if tree_digest(folder, DOMAINS[domain]) != before[name]:
                 raise InputError(f"the {name} changed while the agent ran: a proposal never edits them; "

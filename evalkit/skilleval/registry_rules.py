@@ -26,6 +26,7 @@ from evalkit.skilleval.gates import (
     command_problems,
     credential_in,
     fixture_file_problems,
+    git_argv_problems,
     lifecycle_problems,
     machine_api_problems,
 )
@@ -204,6 +205,7 @@ def _check_gates(tree: RegistryTree, policy: SkillEvalPolicy, draft: CaseDraft) 
         tree.problems.extend(command_problems(invocation, policy))
         tree.problems.extend(machine_api_problems(invocation, policy))
         tree.problems.extend(argv_security_problems(invocation))
+        tree.problems.extend(git_argv_problems(invocation, policy))
     tree.problems.extend(lifecycle_problems(invocations, policy))
 
 

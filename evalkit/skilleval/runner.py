@@ -21,7 +21,8 @@ from evalkit import __version__
 from evalkit.contracts.skilleval import DeterministicChecks, ReportCase, base_outcome
 from evalkit.errors import InputError
 from evalkit.skilleval.adapters import ArmRequest, ScriptAdapter
-from evalkit.skilleval.digest import DOMAINS, outside_git, tree_digest
+from evalkit.skilleval.confine import confinement
+from evalkit.skilleval.digest import DOMAINS, file_sha256, outside_git, tree_digest
 from evalkit.skilleval.executables import BoundExecutable, run_bound, scrubbed_env
 from evalkit.skilleval.facts import check_receipt
 from evalkit.skilleval.gates import GATES, undocumented_operations
@@ -166,8 +167,14 @@ def run_stage(plan: RunPlan, progress: Callable[[str], None] = lambda line: None
     frozen = _freeze(plan, product)
     checks = run_gates(plan.registry, plan.candidate_dir, plan.mirror, progress)
     uncovered = uncovered_skills(plan.candidate_dir, plan.registry.skills())
+    confined = confinement() is not None
+    if not confined:
+        progress("not confined: this machine cannot give commands a private mount namespace (unshare), so arms run "
+                 "with the file system writable; the report says so")
+    watched = watch_list(plan, product)
     release = {"provenance_verified": verified, "baseline_executable": baseline_executable(plan),
-               "final_case_set": plan.registry.policy.final, "uncovered_skills": uncovered}
+               "final_case_set": plan.registry.policy.final, "uncovered_skills": uncovered,
+               "confined": confined, "watched": [label for label, _, _ in watched]}
     plan.out.mkdir(parents=True, exist_ok=True)
     copy_registry(plan.registry.root, plan.out)
     write_run_inputs(plan.out, plan.registry.root, plan.candidate_dir, plan.baseline_dir)
@@ -180,7 +187,13 @@ def run_stage(plan: RunPlan, progress: Callable[[str], None] = lambda line: None
             arms[arm] = None
             if arm == "baseline" and not case.baseline_required:
                 continue
+            before = watch_snapshot(watched)
             arms[arm] = _run_arm(plan, loaded, arm, frozen[f"{arm}/{case.skill}"], progress)
+            changed = [label for label, digest in watch_snapshot(watched).items() if before[label] != digest]
+            if changed:
+                progress(f"{case.case_id} {arm}: missing (outside its sandbox changed while it ran: "
+                         f"{', '.join(changed)})")
+                arms[arm] = None
         cases.append({"case_id": case.case_id, "skill": case.skill, "storage_mode": case.storage_mode,
                       "fixture_sha256": frozen[f"case/{case.case_id}"], "baseline_required": case.baseline_required,
                       **arms, "comparison": "inconclusive", "human_review": None})
@@ -208,6 +221,37 @@ def run_stage(plan: RunPlan, progress: Callable[[str], None] = lambda line: None
                                      [ReportCase.model_validate(c) for c in cases], uncovered)[0]
     write_stage(plan.out, report, worksheet)
     return plan.out / STAGE_FILE
+
+
+def watch_list(plan: RunPlan, product: Path) -> list[tuple[str, Path, str]]:
+    """What must not change while an arm runs, each with the label the report names it by.
+
+    The caller's and the system's Git configuration (what ``git config --global`` or an escaped hook
+    would write), the registry, both skill sets and the product.
+    """
+    home = Path.home()
+    return [("the caller's global Git config", home / ".gitconfig", "file"),
+            ("the caller's Git config folder", home / ".config" / "git", "tree"),
+            ("the system Git config", Path("/etc/gitconfig"), "file"),
+            ("the registry", plan.registry.root, "tree"), ("the candidate skills", plan.candidate_dir, "tree"),
+            ("the baseline skills", plan.baseline_dir, "tree"), ("the product", product, "product")]
+
+
+def watch_snapshot(watched: list[tuple[str, Path, str]]) -> dict[str, str]:
+    """Each watched thing's digest now (``absent`` when it does not exist)."""
+    found = {}
+    for label, path, kind in watched:
+        try:
+            if not path.exists():
+                found[label] = "absent"
+            elif kind == "file":
+                found[label] = file_sha256(path)
+            else:
+                found[label] = tree_digest(path, DOMAINS["product" if kind == "product" else "fixtures"],
+                                           outside_git if kind == "product" else None)
+        except InputError as exc:
+            found[label] = f"unreadable: {exc.message}"
+    return found
 
 
 def _freeze(plan: RunPlan, product: Path) -> dict[str, str]:
