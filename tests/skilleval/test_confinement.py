@@ -63,6 +63,7 @@ print("token", os.environ.get("AGENT_TOKEN"))
 """
 
 
+@pytest.mark.slow
 def test_an_agent_cannot_write_outside_nor_make_git_run_its_hook(tmp_path, monkeypatch):
     home = tmp_path / "caller-home"
     home.mkdir()
@@ -99,6 +100,7 @@ if os.environ["AGENT_TOKEN"] and os.path.exists(".git/skill-eval-provenance"):
 """
 
 
+@pytest.mark.slow
 def test_a_secret_given_to_the_agent_is_redacted_everywhere_it_is_kept_or_shown(tmp_path):
     agent = write_tool(tmp_path / "agentbin", "agent", SECRET_AGENT)
     secret = "sk-test-0123456789abcdef"

@@ -31,6 +31,7 @@ def _answers(tmp_path):
     return path
 
 
+@pytest.mark.slow
 def test_an_arm_that_replaces_the_fixture_repository_loses_its_provenance(tmp_path):
     agent = write_tool(tmp_path / "agentbin", "agent",
                        "import os, sys\nos.remove('.git/skill-eval-provenance') if 'local' in sys.argv[1] else None\n")
@@ -47,6 +48,7 @@ def test_an_arm_that_replaces_the_fixture_repository_loses_its_provenance(tmp_pa
     assert "planted the Git provenance sentinel .git/skill-eval-provenance" in kept.read_text()
 
 
+@pytest.mark.slow
 def test_resume_digests_the_inputs_again_and_refuses_a_change(tmp_path, capsys):
     plan = _tally(tmp_path)
     run_stage(plan)
@@ -62,6 +64,7 @@ def test_resume_digests_the_inputs_again_and_refuses_a_change(tmp_path, capsys):
     assert "the registry the run used are gone; give --registry DIR" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_final_case_set_is_recorded_and_the_report_page_exits_by_outcome(tmp_path, capsys):
     plan = _tally(tmp_path)
     policy = json.loads((plan.registry.root / "policy.json").read_text())
@@ -99,6 +102,7 @@ if len(sys.argv) > 3:
 """
 
 
+@pytest.mark.slow
 def test_propose_writes_the_agents_change_as_a_diff_and_applies_nothing(tmp_path, capsys):
     actions = [{"id": "break-on-purpose", "operation": "notekeep-command", "command": ["notekeep", "fail", "--json"]}]
     plan = world(tmp_path, [case_doc("tally", m, actions=actions) for m in ("committed", "local")])

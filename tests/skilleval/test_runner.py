@@ -363,6 +363,7 @@ def test_product_head_comes_from_git_when_not_given(tmp_path):
     assert stage.report.product_sha256 == tree_digest(product, DOMAINS["product"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("spoil", "rule"), [
     (lambda product, head: (product / "main.c").write_text("changed\n"), "the worktree is not clean: 1 changed"),
     (lambda product, head: (product / "new.txt").write_text("new\n"), "first 'new.txt'"),
@@ -385,6 +386,7 @@ def test_the_product_must_be_a_clean_attached_head_equal_to_the_tested_head(tmp_
     assert any(line.startswith("provenance not verified (--allow-dirty): ") and rule in line for line in lines)
 
 
+@pytest.mark.slow
 def test_the_baseline_arm_needs_the_prior_release_binary_unless_declared_identical(tmp_path):
     plan = world(tmp_path, same_baseline_binary=False)
     with pytest.raises(InputError, match=r"--baseline-bin: the baseline arm would run the candidate's notekeep"):
@@ -413,6 +415,7 @@ def test_no_program_is_looked_up_on_path(tmp_path, monkeypatch, capsys):
         bind("notekeep", None)
 
 
+@pytest.mark.slow
 def test_a_skill_without_cases_is_refused_or_makes_the_outcome_incomplete(tmp_path, capsys):
     plan = world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")])
     write_skills(plan.candidate_dir, "v2", ["notes-export"])
@@ -429,6 +432,7 @@ def test_a_skill_without_cases_is_refused_or_makes_the_outcome_incomplete(tmp_pa
     assert "report: outcome incomplete (2 cases: 2 candidate-only)" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_git_command_that_changes_the_status_fails_git_worktree_clean(tmp_path):
     actions = [{"id": "add-a-note", "operation": "notekeep-command", "command": ["notekeep", "add", "x", "--json"]},
                {"id": "inspect-status", "operation": "git-command",
