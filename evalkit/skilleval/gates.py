@@ -50,9 +50,12 @@ _PROVIDERS = re.compile(
 """Model providers and models: a skill naming one instructs the agent to depend on it."""
 
 _CREDENTIAL = re.compile(
-    r"(sk-[A-Za-z0-9_-]{3,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]+|AIza[0-9A-Za-z_-]{30,}"
+    r"((?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{3,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abprs]-[A-Za-z0-9-]+|AIza[0-9A-Za-z_-]{30,}"
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----|\b[A-Z0-9_]*(?:API_KEY|SECRET|TOKEN|PASSWORD)[A-Z0-9_]*\s*[=:]\s*\S)")
 """Secrets by their usual shapes: provider keys, cloud and chat tokens, private keys, ``*_API_KEY=...``."""
+
+_PLACEHOLDER = re.compile(r"(?i)your|here|example|placeholder|\.\.\.|<|\$|\{|xxx|changeme|dummy|redacted|[=:]\s*(\"\"|'')")
+"""What documentation writes where a secret would go (``your_api_key_here``, ``sk-...``, ``$TOKEN``): not a secret."""
 
 _SECRET_FILES = re.compile(r"(^|/)(\.env(\..*)?|\.netrc|\.npmrc|\.pypirc|credentials(\.json)?|id_(rsa|dsa|ecdsa|ed25519)"
                            r"(\.pub)?|[^/]*\.(pem|key|p12|pfx))$", re.IGNORECASE)
@@ -193,7 +196,7 @@ def cross_platform_problems(invocation: Invocation, policy: SkillEvalPolicy | No
         problems.append(invocation.problem("cross-platform", f"{argv[0]!r} exists on one platform only"))
     for arg in argv[1:]:
         value = arg.partition("=")[2] if arg.startswith("-") else arg
-        if re.match(r"^([A-Za-z]:[\\/]|\\\\|/(?!/)\S)", value) or re.search(r"\w\\\w", value):
+        if re.match(r"^([A-Za-z]:[\\/]|\\\\|/(?!/)\S)", value) or re.fullmatch(r"[\w.~-]+(\\[\w .~-]+)+\\?", value):
             problems.append(invocation.problem("cross-platform", f"{arg!r} is a platform-specific path; name paths "
                                                                  "relative to the repository with '/'"))
     return problems
@@ -248,8 +251,12 @@ def git_argv_problems(invocation: Invocation, policy: SkillEvalPolicy) -> list[G
 
 def credential_in(data: bytes) -> str | None:
     """The first credential-shaped text in ``data`` (shown shortened), or None."""
-    found = _CREDENTIAL.search(data.decode("utf-8", "replace"))
-    return None if found is None else found.group(0)[:12] + "..."
+    text = data.decode("utf-8", "replace")
+    for found in _CREDENTIAL.finditer(text):
+        shown = text[found.start():found.end() + 24].split()[0] if found.group(0).strip() else found.group(0)
+        if not _PLACEHOLDER.search(shown):
+            return found.group(0)[:12] + "..."
+    return None
 
 
 def fixture_file_problems(rel: str, data: bytes, *, file: str) -> list[GateProblem]:

@@ -173,3 +173,17 @@ def test_the_rules_on_single_invocations():
              enumerate((["init", "--json"], ["add", "x", "--json"], ["init", "--json"]), start=1)]
     assert [p.line for p in lifecycle_problems(steps, policy)] == [3]
     assert not lifecycle_problems(steps[:2], policy)
+
+
+def test_what_documentation_writes_is_not_a_credential_nor_a_path():
+    from evalkit.skilleval.gates import credential_in
+
+    # seen linting public skills: false alarms before these rules were narrowed
+    for text in ("use task-budgets-2026-01 headers", "export ANTHROPIC_API_KEY=your_api_key_here",
+                 'an empty ANTHROPIC_API_KEY="" still wins', "KEY=sk-...", "token: $GITHUB_TOKEN"):
+        assert credential_in(text.encode()) is None, text
+    for text in ("OPENAI_API_KEY=sk-123", "key: sk-ant-abcdef", "-----BEGIN RSA PRIVATE KEY-----"):
+        assert credential_in(text.encode()) is not None, text
+    policy = load_policy(SAMPLE / "registry" / "policy.json")
+    assert not cross_platform_problems(Invocation(["printf", "%s\\n", "x"], "f"), policy)
+    assert cross_platform_problems(Invocation(["cat", "notes\\today.txt"], "f"), policy)
