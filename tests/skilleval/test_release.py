@@ -13,6 +13,7 @@ from evalkit.cli.main import main
 from evalkit.errors import InputError
 from evalkit.skilleval import bind, read_stage, run_stage
 from evalkit.skilleval.adapters import CommandAdapter
+from evalkit.skilleval.confine import confinement
 
 from .arms_world import GIT, case_doc, world, write_tool
 
@@ -78,7 +79,10 @@ def test_a_final_case_set_is_recorded_and_the_report_page_exits_by_outcome(tmp_p
     assert main(["skill-eval", "resume", str(plan.out), "--answers", str(_answers(tmp_path)), "--out",
                  str(tmp_path / "report.json")]) == 0
     assert json.loads((tmp_path / "report.json").read_text())["release"] == {
-        "baseline_executable": "unused", "final_case_set": True, "provenance_verified": True, "uncovered_skills": []}
+        "baseline_executable": "unused", "confined": confinement() is not None, "final_case_set": True,
+        "provenance_verified": True, "uncovered_skills": [],
+        "watched": ["the caller's global Git config", "the caller's Git config folder", "the system Git config",
+                    "the registry", "the candidate skills", "the baseline skills", "the product"]}
     assert main(["skill-eval", "report-page", str(tmp_path / "report.json"), "--out", str(tmp_path / "r.html")]) == 0
     value = json.loads((tmp_path / "report.json").read_text())
     value["release"]["provenance_verified"] = False  # as --allow-dirty records it
@@ -122,11 +126,18 @@ def test_propose_writes_the_agents_change_as_a_diff_and_applies_nothing(tmp_path
     assert (applied / "tally" / "SKILL.md").read_text().endswith("Never run `notekeep fail`.\n")
     assert (plan.candidate_dir / "tally" / "SKILL.md").read_bytes() == before
     assert not (plan.candidate_dir / "tally" / "NOTES.md").exists()
-    # an agent that edits the shipped skills in place is caught, and nothing is written
-    assert main([*args[:-1], str(tmp_path / "second.diff"), "--agent-command",
-                 f"{agent} {{skills}} {{evidence}} {plan.candidate_dir}"]) == 1
-    assert "the candidate skills changed while the agent ran: a proposal never edits them" in capsys.readouterr().err
-    assert not (tmp_path / "second.diff").exists()
+    # an agent that edits the shipped skills in place: confined, the file system refuses the write; unconfined,
+    # the digests taken before and after catch it, and nothing is written
+    code = main([*args[:-1], str(tmp_path / "second.diff"), "--agent-command",
+                 f"{agent} {{skills}} {{evidence}} {plan.candidate_dir}"])
+    if confinement() is not None:
+        assert code == 0 and "(exit 1)" in capsys.readouterr().out
+        assert (plan.candidate_dir / "tally" / "SKILL.md").read_bytes() == before
+    else:
+        assert code == 1
+        assert "the candidate skills changed while the agent ran: a proposal never edits them" in \
+            capsys.readouterr().err
+        assert not (tmp_path / "second.diff").exists()
     (plan.candidate_dir / "tally" / "SKILL.md").write_bytes(before)
     with pytest.raises(InputError, match="must start with the agent's path"):
         from evalkit.skilleval import propose_patch
@@ -144,7 +155,7 @@ def test_the_report_contract_keeps_uncovered_skills_and_gates_honest():
     waived = json.loads(example.read_text())
     assert waived["outcome"] == "waived"
     release = {"provenance_verified": True, "baseline_executable": "distinct", "final_case_set": False,
-               "uncovered_skills": []}
+               "uncovered_skills": [], "confined": True, "watched": ["the registry"]}
     SkillEvalReport.model_validate({**waived, "release": release})
     with pytest.raises(ValidationError, match="a waiver never covers skills without cases"):
         SkillEvalReport.model_validate({**waived, "release": {**release, "uncovered_skills": ["notes-export"]}})
@@ -157,3 +168,19 @@ def test_the_report_contract_keeps_uncovered_skills_and_gates_honest():
     gates[0]["outcome"] = "fail"
     with pytest.raises(ValidationError, match="deterministic_checks.outcome: must be 'fail' by its gates"):
         SkillEvalReport.model_validate({**waived, "deterministic_checks": {**checks, "gates": gates}})
+
+
+
+@pytest.mark.slow
+def test_run_exits_1_when_the_outcome_is_already_fail_and_refuses_an_unknown_gate(tmp_path, capsys):
+    actions = [{"id": "break-on-purpose", "operation": "notekeep-command", "command": ["notekeep", "fail", "--json"]}]
+    plan = world(tmp_path, [case_doc("tally", m, actions=actions) for m in ("committed", "local")])
+    args = ["skill-eval", "run", str(plan.registry.root), "--candidate", str(plan.candidate_dir), "--baseline",
+            str(plan.baseline_dir), "--adapter", "script", "--out", str(plan.out), "--bin",
+            f"notekeep={plan.executables['candidate']['notekeep'].path}", "--bin", f"git={GIT}",
+            "--product", str(plan.product_dir), "--tested-head", plan.tested_head]
+    assert main(args) == 1
+    assert f"stage sealed: {plan.out / 'stage.json'} (outcome so far: fail)" in capsys.readouterr().out
+    plan.gates, plan.out = ["i-made-this-up"], tmp_path / "stage2"
+    with pytest.raises(InputError, match="--gate: unknown gate\\(s\\) i-made-this-up; evalkit runs the gates"):
+        run_stage(plan)
