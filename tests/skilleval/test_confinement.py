@@ -121,3 +121,26 @@ def test_a_secret_given_to_the_agent_is_redacted_everywhere_it_is_kept_or_shown(
     assert json.loads((plan.out / "stage.json").read_text())["report"]["release"]["confined"] == \
         (confinement() is not None)
     assert os.environ.get("AGENT_TOKEN") is None
+
+
+@pytest.mark.slow
+def test_unconfined_the_watch_list_turns_an_arm_that_wrote_outside_into_missing_evidence(tmp_path, monkeypatch):
+    import evalkit.skilleval.executables as executables
+    import evalkit.skilleval.runner as runner
+
+    monkeypatch.setattr(executables, "confined_argv", lambda *args: None)  # as on a machine without unshare
+    monkeypatch.setattr(runner, "confinement", lambda: None)
+    home = tmp_path / "caller-home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[user]\n\tname = caller\n")
+    monkeypatch.setenv("HOME", str(home))
+    agent = write_tool(tmp_path / "agentbin", "agent", HOSTILE_AGENT)
+    adapter = CommandAdapter(bind("agent", str(agent)), ["agent", str(tmp_path / "outside.txt")], 20.0,
+                             {"CALLER_HOME": str(home)})
+    plan = world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")], adapter=adapter)
+    lines: list[str] = []
+    stage = read_stage(run_stage(plan, lines.append).parent)
+    assert lines[1].startswith("not confined: this machine cannot give commands a private mount namespace")
+    assert lines[3] == ("tally-committed candidate: missing (outside its sandbox changed while it ran: the caller's "
+                        "global Git config)")
+    assert not stage.report.release.confined and stage.report.cases[0].candidate is None
