@@ -9,6 +9,12 @@ SAMPLE_CONTRACTS := subject.yaml traces.jsonl human-labels.jsonl criterion-verdi
 
 SKILLEVAL     := data/skilleval
 SKILLEVAL_OUT := reports/sample/skilleval
+SKILLEVAL_PRODUCT := $(SKILLEVAL_OUT)/product
+GIT           := $(shell command -v git)
+# A fixed identity and date, so the sample product's HEAD (the report's tested_head) is the same everywhere
+SAMPLE_GIT    := GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=sample GIT_AUTHOR_EMAIL=sample@example.invalid \
+                 GIT_COMMITTER_NAME=sample GIT_COMMITTER_EMAIL=sample@example.invalid \
+                 GIT_AUTHOR_DATE=2026-11-30T09:00:00Z GIT_COMMITTER_DATE=2026-11-30T09:00:00Z git
 
 .PHONY: install demo demo-local-judge test test-all lint bench sample clean
 
@@ -38,9 +44,15 @@ demo: $(STAMP)
 	$(BIN)/evalkit skill-eval lint $(SKILLEVAL)/skills/candidate --policy $(SKILLEVAL)/registry/policy.json
 	$(BIN)/evalkit skill-eval lint $(SKILLEVAL)/skills/baseline --policy $(SKILLEVAL)/registry/policy.json
 	$(BIN)/evalkit skill-eval validate $(SKILLEVAL)/registry
+	$(BIN)/evalkit skill-eval validate $(SKILLEVAL)/registry --skills $(SKILLEVAL)/skills/candidate
 	rm -rf $(SKILLEVAL_OUT)
+	# The product under test: a clean checkout of the tool on a branch; the candidate binary comes from it
+	mkdir -p $(SKILLEVAL_PRODUCT) && cp -R $(SKILLEVAL)/tool $(SKILLEVAL_PRODUCT)/
+	cd $(SKILLEVAL_PRODUCT) && $(SAMPLE_GIT) init -q -b main && $(SAMPLE_GIT) add -A && $(SAMPLE_GIT) commit -q -m "tasknote 0.2.0"
 	$(BIN)/evalkit skill-eval run $(SKILLEVAL)/registry --candidate $(SKILLEVAL)/skills/candidate \
-	    --baseline $(SKILLEVAL)/skills/baseline --adapter script --bin tasknote=$(SKILLEVAL)/tool/tasknote \
+	    --baseline $(SKILLEVAL)/skills/baseline --adapter script --bin tasknote=$(SKILLEVAL_PRODUCT)/tool/tasknote \
+	    --bin git=$(GIT) --same-baseline-bin --product $(SKILLEVAL_PRODUCT) \
+	    --tested-head $$(git -C $(SKILLEVAL_PRODUCT) rev-parse HEAD) \
 	    --session-id sample-release-0-2 --generated-at 2026-11-30T09:00:00Z --candidate-version 0.2.0 \
 	    --baseline-version 0.1.0 --out $(SKILLEVAL_OUT)/stage
 	$(BIN)/evalkit skill-eval worksheet $(SKILLEVAL_OUT)/stage --out $(SKILLEVAL_OUT)/worksheet.html

@@ -85,7 +85,9 @@ SCENARIO: list[tuple[str, list[str]]] = [
                    "--baseline", f"{SKILL}/skills/baseline", "--adapter", "script", "--bin",
                    f"tasknote={SKILL}/tool/tasknote", "--session-id", "sample-release-0-2", "--generated-at",
                    "2026-11-30T09:00:00Z", "--candidate-version", "0.2.0", "--baseline-version", "0.1.0",
-                   "--tested-head", "0" * 40, "--out", "out/skilleval/stage"]),
+                   # the work folder is no Git checkout: provenance cannot be verified, so the report says so
+                   "--tested-head", "0" * 40, "--bin", f"git={shutil.which('git')}", "--same-baseline-bin",
+                   "--allow-dirty", "--out", "out/skilleval/stage"]),
     ("skill-worksheet", ["skill-eval", "worksheet", "out/skilleval/stage", "--out",
                          "out/skilleval/worksheet.html"]),
     ("skill-resume", ["skill-eval", "resume", "out/skilleval/stage", "--answers", f"{SKILL}/answers.json",

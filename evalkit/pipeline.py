@@ -50,6 +50,21 @@ evalkit runs them from anywhere; the checkout's root ``notebooks`` is a link to 
 ``jupyter lab notebooks/``."""
 
 
+def write_run_report(run_dir: str | Path) -> Path:
+    """Write ``RUN_DIR/index.html`` with the sections of every package that adds one to run reports.
+
+    The report imports no package above it; those with a section of their own register it when they
+    are imported (:mod:`evalkit.report.sections`), so this layer, which composes them, imports them first.
+
+    Returns:
+        The path of ``index.html``.
+    """
+    import evalkit.skilleval  # noqa: F401 -- registers the skill-eval release report's section
+    from evalkit.report import write_report
+
+    return write_report(run_dir)
+
+
 def default_notebooks_dir() -> Path:
     """The notebooks shipped with the installed evalkit package (read through ``importlib.resources``).
 
@@ -241,7 +256,7 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
         InputError: a bad subject or notebook parameter (before anything runs), or an ``out_dir``
             that cannot hold the run.
     """
-    from evalkit.report import MANIFEST_FILE, write_report
+    from evalkit.report import MANIFEST_FILE
 
     allow = outside_allowed(allow_outside)
     resolved = load_subject(subject_path, allow_outside=allow)
@@ -277,5 +292,5 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
         manifest = RunManifest(subject=subject.name, evalkit_version=__version__, run_at=at, judge=subject.judge,
                                seed=subject.seed, inputs=input_digests(resolved), notebooks=runs)
         atomic_write_text(out / MANIFEST_FILE, canonical_dumps(manifest.model_dump(mode="json")))
-        write_report(out)
+        write_run_report(out)
     return manifest

@@ -29,9 +29,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from evalkit.report import write_report
+    from evalkit.pipeline import write_run_report
 
-    print(f"report: {write_report(args.run_dir)}")
+    print(f"report: {write_run_report(args.run_dir)}")
     return 0
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 _LINT_EPILOG = """\
@@ -52,61 +51,38 @@ exit status: 0 valid, 1 problems, 2 usage error
 
 
 def _print_problems(problems: list[Any]) -> None:
-    for problem in problems:
-        print(problem.render(), file=sys.stderr)
-    count = len(problems)
-    print(f"{count} problem{'' if count == 1 else 's'}", file=sys.stderr)
+    from evalkit.skilleval import problem_lines
 
-
-def _problem_json(problem: Any) -> dict[str, Any]:
-    return {"file": problem.file, "line": problem.line, "path": problem.path, "message": problem.message}
+    for line in problem_lines(problems):
+        print(line, file=sys.stderr)
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
     from evalkit.io import canonical_dumps
-    from evalkit.skilleval.lint import lint_skills
-    from evalkit.skilleval.policy import POLICY_FILE, load_policy
+    from evalkit.skilleval import lint_release_skills, lint_summary
 
-    policy = None
-    if args.policy is not None:
-        path = Path(args.policy)
-        policy = load_policy(path / POLICY_FILE if path.is_dir() else path)
-    report = lint_skills(args.skills_dir, mirror=args.mirror, policy=policy)
+    report = lint_release_skills(args.skills_dir, mirror=args.mirror, policy=args.policy)
     if args.json:
         sys.stdout.write(canonical_dumps(report.to_json_obj()))
-        return 0 if report.ok else 1
-    if not report.ok:
+    elif not report.ok:
         _print_problems(report.problems)
-        return 1
-    parts = [f"{len(report.skills)} skill{'' if len(report.skills) == 1 else 's'}"]
-    parts.append("commands allowed by the policy" if policy is not None else "commands not checked (no --policy)")
-    if args.mirror is not None:
-        parts.append(f"byte-identical to {args.mirror}")
-    print(f"{args.skills_dir}: ok ({', '.join(parts)})")
-    for skill in report.skills:
-        print(f"  {skill.name}  {skill.sha256}")
-    return 0
+    else:
+        print("\n".join(lint_summary(report, args.skills_dir, args.mirror)))
+    return 0 if report.ok else 1
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
     from evalkit.io import canonical_dumps
-    from evalkit.skilleval.registry import registry_problems
+    from evalkit.skilleval import check_registry
 
-    registry, problems = registry_problems(args.registry)
+    result = check_registry(args.registry, args.skills)
     if args.json:
-        cases = [] if registry is None else [
-            {"caseId": c.case.case_id, "skill": c.case.skill, "storageMode": c.case.storage_mode,
-             "baselineRequired": c.case.baseline_required} for c in registry.cases]
-        sys.stdout.write(canonical_dumps({"ok": registry is not None, "registry": str(args.registry),
-                                          "cases": cases, "problems": [_problem_json(p) for p in problems]}))
-        return 0 if registry is not None else 1
-    if registry is None:
-        _print_problems(problems)
-        return 1
-    policy = registry.policy
-    print(f"{args.registry}: ok ({len(registry.cases)} cases, {len(registry.skills())} skills, storage modes "
-          f"{', '.join(policy.storage_modes)}; programs {', '.join(policy.programs())})")
-    return 0
+        sys.stdout.write(canonical_dumps(result.to_json_obj()))
+    elif not result.ok:
+        _print_problems(result.problems)
+    else:
+        print(result.summary())
+    return 0 if result.ok else 1
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -131,5 +107,7 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                     "Every problem is listed with its file and member path, not the first only.",
         epilog=_VALIDATE_EPILOG, formatter_class=formatter)
     p.add_argument("registry", metavar="REGISTRY", help="the registry folder (policy.json and cases/)")
+    p.add_argument("--skills", metavar="DIR", help="the candidate skills folder: every skill in it must have "
+                                                   "cases in the registry (coverage)")
     p.add_argument("--json", action="store_true", help="print the result as JSON (cases and problems)")
     p.set_defaults(func=_cmd_validate)

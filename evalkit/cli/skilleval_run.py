@@ -8,15 +8,12 @@ stage; ``resume`` verifies the stage and writes the report from the human's answ
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import shlex
 import sys
-from collections import Counter
 from datetime import datetime
-from pathlib import Path
 
-from evalkit.errors import InputError
+GATES = ("command", "cross-platform", "lifecycle", "machine-api", "parity", "security")
+"""The gate names ``--gate`` accepts (evalkit.skilleval.gates.GATES, kept here so ``--help`` loads no package)."""
 
 _RFC3339_UTC = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
 
@@ -52,63 +49,30 @@ def _say(line: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from evalkit.skilleval import load_registry
-    from evalkit.skilleval.adapters import CommandAdapter, ScriptAdapter
-    from evalkit.skilleval.executables import bind, bind_all, parse_bindings
-    from evalkit.skilleval.runner import RunPlan, run_stage
+    from evalkit.skilleval import RunRequest, run_release
 
-    registry = load_registry(args.registry)
-    programs = registry.policy.programs()
-    given = parse_bindings(args.bin or [], "--bin")
-    candidate = bind_all(programs, given, "--bin")
-    baseline = bind_all(programs, {**given, **parse_bindings(args.baseline_bin or [], "--baseline-bin")},
-                        "--baseline-bin")
-    for arm, bound in (("candidate", candidate), ("baseline", baseline)):
-        for executable in bound.values():
-            how = "found on PATH" if executable.found_on_path else "given"
-            _say(f"{arm}: {executable.name} bound to {executable.path} (sha256 {executable.sha256[:12]}, {how})")
-    if args.adapter == "command":
-        if not args.agent_command:
-            raise InputError("--adapter command needs --agent-command 'PROGRAM ARG... {prompt}'", path="--agent-command")
-        argv = shlex.split(args.agent_command)
-        if not argv:
-            raise InputError("--agent-command is empty", path="--agent-command")
-        agent = bind(Path(argv[0]).name, argv[0] if "/" in argv[0] else None)
-        _say(f"agent: {agent.name} bound to {agent.path} (sha256 {agent.sha256[:12]})")
-        passed = {name: os.environ[name] for name in args.agent_env or [] if name in os.environ}
-        adapter = CommandAdapter(agent, [agent.name, *argv[1:]], args.agent_timeout, passed)
-    else:
-        if args.agent_command:
-            raise InputError("--agent-command is for --adapter command; the script adapter runs no agent",
-                             path="--agent-command")
-        adapter = ScriptAdapter()
-    plan = RunPlan(registry, Path(args.candidate), Path(args.baseline), Path(args.out), adapter,
-                   {"candidate": candidate, "baseline": baseline}, timeout=args.timeout,
-                   session_id=args.session_id, generated_at=args.generated_at, tested_head=args.tested_head,
-                   product_dir=Path(args.product) if args.product else None,
-                   candidate_version=args.candidate_version, baseline_version=args.baseline_version,
-                   model={"name": args.model} if args.model else {}, gates=args.gate or [],
-                   mirror=Path(args.mirror) if args.mirror else None)
-    if args.adapter_version:
-        plan.adapter_version = args.adapter_version
-    arms = sum(1 + c.case.baseline_required for c in registry.cases)
-    _say(f"running {arms} arm(s) of {len(registry.cases)} case(s) with the {adapter.name} adapter")
-    stage_file = run_stage(plan, _say)
-    print(f"stage sealed: {stage_file}")
+    request = RunRequest(
+        args.registry, args.candidate, args.baseline, args.out, args.adapter, bin=args.bin or [],
+        baseline_bin=args.baseline_bin or [], agent_command=args.agent_command, agent_env=args.agent_env or [],
+        agent_timeout=args.agent_timeout, timeout=args.timeout, session_id=args.session_id,
+        generated_at=args.generated_at, tested_head=args.tested_head, product=args.product,
+        candidate_version=args.candidate_version, baseline_version=args.baseline_version,
+        adapter_version=args.adapter_version, model=args.model, mirror=args.mirror, gates=args.gate or [],
+        allow_dirty=args.allow_dirty, same_baseline_bin=args.same_baseline_bin, allow_uncovered=args.allow_uncovered)
+    sealed = run_release(request, _say)
+    print(f"stage sealed: {sealed.stage_file} (outcome so far: {sealed.outcome})")
     print(f"stopped for human review: evalkit skill-eval worksheet {args.out} --out worksheet.html")
-    return 0
+    return sealed.exit_code
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from evalkit.skilleval.resume import resume
+    from evalkit.skilleval import exit_code, outcome_line, resume
 
-    current = {name: Path(value) for name, value in
+    current = {name: value for name, value in
                (("registry", args.registry), ("candidate", args.candidate), ("baseline", args.baseline)) if value}
     report = resume(args.stage, args.answers, args.out, args.waiver, current=current)
-    counts = Counter(case.comparison for case in report.cases)
-    shown = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
-    print(f"report: outcome {report.outcome} ({len(report.cases)} cases: {shown}) -> {args.out}")
-    return 0
+    print(f"report: {outcome_line(report)} -> {args.out}")
+    return exit_code(report)
 
 
 def add_commands(commands: argparse._SubParsersAction) -> None:
@@ -124,8 +88,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                     "(sealed, no local paths) beside the raw evidence in STAGE/raw/, then stops for human review.",
         epilog="example:\n  evalkit skill-eval run data/skilleval/registry --candidate data/skilleval/skills/candidate \\\n"
                "      --baseline data/skilleval/skills/baseline --adapter script --out build/stage \\\n"
-               "      --bin tasknote=data/skilleval/tool/tasknote\n"
-               "reruns with the same --generated-at and --session-id write byte-identical stages.")
+               "      --bin tasknote=PRODUCT/tool/tasknote --bin git=/usr/bin/git --same-baseline-bin \\\n"
+               "      --product PRODUCT --tested-head SHA\n"
+               "reruns with the same --generated-at and --session-id write byte-identical stages.\n\n"
+               "exit status: 0 stopped for review, 1 the outcome is already fail (a gate or a candidate arm failed)\n"
+               "or the run was refused, 3 it can only end incomplete (skills without cases), 2 usage error")
     run.add_argument("registry", metavar="REGISTRY", help="the case registry (policy.json and cases/)")
     run.add_argument("--candidate", required=True, metavar="DIR", help="the candidate skills: DIR/<skill>/SKILL.md")
     run.add_argument("--baseline", required=True, metavar="DIR", help="the prior release's skills")
@@ -134,9 +101,11 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
                           "--agent-command with the case prompt first, then the actions")
     run.add_argument("--out", required=True, metavar="STAGE", help="a new or empty folder for the stage")
     run.add_argument("--bin", action="append", metavar="NAME=PATH",
-                     help="bind a policy program to this file (repeatable); others are looked up on PATH once")
+                     help="bind a policy program to this file (repeatable): every program the policy allows, git "
+                          "included; nothing is looked up on PATH")
     run.add_argument("--baseline-bin", action="append", metavar="NAME=PATH",
-                     help="a different binary for the baseline arm (e.g. the prior release's tool)")
+                     help="the prior release's binary for the baseline arm (required where a baseline arm runs, "
+                          "unless --same-baseline-bin); programs not named take their --bin")
     run.add_argument("--agent-command", metavar="ARGV",
                      help="the agent to run (split like a shell would, never run by one); {prompt} and {sandbox} "
                           "are replaced in its arguments")
@@ -149,7 +118,8 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--session-id", metavar="ID", help="the session's slug (default from --generated-at)")
     run.add_argument("--generated-at", type=_timestamp, metavar="RFC3339", help="the run's time (default now, UTC)")
     run.add_argument("--tested-head", type=_git_object, metavar="SHA",
-                     help="the product commit under test (default: git rev-parse HEAD in --product)")
+                     help="the product commit under test: must be the HEAD of --product, a clean worktree on a "
+                          "branch (default: that HEAD)")
     run.add_argument("--product", metavar="DIR", help="the product tree digested as product_sha256 (default REGISTRY)")
     run.add_argument("--candidate-version", default="candidate", metavar="V", help="the candidate's version label")
     run.add_argument("--baseline-version", default="baseline", metavar="V", help="the baseline's version label")
@@ -159,10 +129,18 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--model", metavar="NAME", help="the model the agent used, recorded in the report")
     run.add_argument("--mirror", metavar="DIR",
                      help="the committed mirror of the candidate skills; byte parity is checked (evidence 'parity')")
-    run.add_argument("--gate", action="append", metavar="NAME",
-                     help="a credential-free gate that passed elsewhere (e.g. in CI), recorded as deterministic-"
-                          "check evidence (repeatable); a waiver needs command, cross-platform, lifecycle, "
-                          "machine-api, parity and security")
+    run.add_argument("--gate", action="append", metavar="NAME", choices=GATES,
+                     help="a gate that must run (repeatable; one of %(choices)s): evalkit runs every gate itself and "
+                          "records what each found; this refuses to start when one cannot run (parity needs "
+                          "--mirror). A waiver needs all six as evidence")
+    run.add_argument("--allow-dirty", action="store_true",
+                     help="run although the product is not a clean worktree on an attached HEAD equal to "
+                          "--tested-head; the report is then marked not releasable")
+    run.add_argument("--same-baseline-bin", action="store_true",
+                     help="the baseline arm runs the candidate's tool on purpose (this release does not change it); "
+                          "without it, a baseline arm needs --baseline-bin with a different binary")
+    run.add_argument("--allow-uncovered", action="store_true",
+                     help="run although candidate skills have no cases; the outcome is then incomplete (never pass)")
     run.set_defaults(func=_run)
 
     res = commands.add_parser(
@@ -175,11 +153,15 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
     res.add_argument("stage", metavar="STAGE", help="the folder `skill-eval run --out` wrote")
     res.add_argument("--answers", required=True, metavar="A.json", help="the answers exported from the worksheet")
     res.add_argument("--out", required=True, metavar="REPORT.json", help="where to write the report")
+    res.epilog = ("exit status: 0 pass or waived, 1 fail (or a refused stage, answers or waiver), 3 incomplete,\n"
+                  "4 pass or waived but not releasable (run with --allow-dirty), 2 usage error")
+    res.formatter_class = argparse.RawDescriptionHelpFormatter
     res.add_argument("--waiver", metavar="W.json",
                      help="a maintainer's waiver; only over an incomplete outcome, covering exactly the "
                           "inconclusive cases and skills")
     for name, what in (("registry", "the registry"), ("candidate", "the candidate skills"),
                        ("baseline", "the baseline skills")):
         res.add_argument(f"--{name}", metavar="DIR",
-                         help=f"{what} as they are now: refused unless identical to what the run used")
+                         help=f"{what} as they are now (default: the folder the run used); always digested "
+                              "again and refused unless identical to what the run used")
     res.set_defaults(func=_resume)

@@ -4,10 +4,11 @@ page of a finished report (thin over :mod:`evalkit.skilleval.worksheet` and ``re
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def _cmd_worksheet(args: argparse.Namespace) -> int:
-    from evalkit.skilleval.worksheet import write_worksheet
+    from evalkit.skilleval import write_worksheet
 
     path = write_worksheet(args.stage, args.out, title=args.title)
     print(f"wrote {path}: answer every case, export, then "
@@ -16,13 +17,24 @@ def _cmd_worksheet(args: argparse.Namespace) -> int:
 
 
 def _cmd_report_page(args: argparse.Namespace) -> int:
-    from evalkit.contract_files import read_model
-    from evalkit.contracts.skilleval import SkillEvalReport
-    from evalkit.skilleval.report_view import outcome_reason, write_report_page
+    from evalkit.skilleval import write_report_page_of_file
 
-    report = read_model(args.report, SkillEvalReport)
-    path = write_report_page(report, args.out)
-    print(f"wrote {path}: {outcome_reason(report)}")
+    path, why, code = write_report_page_of_file(args.report, args.out)
+    print(f"wrote {path}: {why}")
+    return code
+
+
+def _cmd_propose(args: argparse.Namespace) -> int:
+    from evalkit.skilleval import propose_patch
+
+    proposal = propose_patch(args.stage, args.candidate, args.agent_command, args.out, timeout=args.agent_timeout,
+                             say=lambda line: print(line, file=sys.stderr, flush=True))
+    if proposal.patch is None:
+        print("no failing case: nothing to propose, no patch written")
+        return 0
+    status = "timed out" if proposal.timed_out else f"exit {proposal.exit_code}"
+    print(f"wrote {proposal.patch}: {len(proposal.changed)} file(s) changed by the agent ({status}); nothing was "
+          f"applied. Review it, then apply it yourself: patch -p1 -d {args.candidate} < {proposal.patch}")
     return 0
 
 
@@ -45,6 +57,27 @@ def add_commands(commands: argparse._SubParsersAction) -> None:
         "report-page", help="write a skill-eval report as a self-contained HTML page",
         description="Render the report `evalkit skill-eval resume` wrote: the outcome and why, comparison counts, "
                     "each case with both arms and the human review, the deterministic checks and the waiver.")
+    p.epilog = "exit status: as `resume`: 0 pass or waived, 1 fail, 3 incomplete, 4 not releasable"
     p.add_argument("report", metavar="REPORT", help="the report JSON (`evalkit skill-eval resume --out`)")
     p.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
     p.set_defaults(func=_cmd_report_page)
+
+    p = commands.add_parser(
+        "propose", help="let an agent propose a patch to the candidate skills from the failing cases (applies nothing)",
+        description="Step 5 of a release: copy the candidate skills into a workspace of their own with the evidence of "
+                    "every case whose candidate arm did not pass (case, facts, outputs, transcript, failures.md) and "
+                    "TASK.md, run your agent there, and write what it changed under skills/ as a unified diff. The "
+                    "agent never sees the fixtures or the shipped skills; a change to either is an error. Nothing is "
+                    "applied: a maintainer reviews the diff, applies it, reruns the checks and the final case set.",
+        epilog="placeholders in --agent-command: {task} (TASK.md), {skills}, {evidence}, {workspace}\n"
+               "example:\n  evalkit skill-eval propose build/stage --candidate skills/ "
+               "--agent-command './bin/agent --task {task}' --out proposal.diff",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("stage", metavar="STAGE", help="the folder `evalkit skill-eval run --out` wrote")
+    p.add_argument("--candidate", required=True, metavar="DIR", help="the candidate skills the stage ran")
+    p.add_argument("--agent-command", required=True, metavar="ARGV",
+                   help="the agent, its path first (split like a shell would, never run by one)")
+    p.add_argument("--agent-timeout", type=float, default=900.0, metavar="S",
+                   help="seconds before the agent is stopped (default 900)")
+    p.add_argument("--out", required=True, metavar="PATCH", help="where to write the unified diff")
+    p.set_defaults(func=_cmd_propose)

@@ -41,13 +41,17 @@ from evalkit.contracts.skilleval_policy import (
 )
 from evalkit.contracts.skilleval_report import (
     COMPARISONS,
+    LOCAL_PATH,
     STAGE_SEAL_DOMAIN,
     WAIVER_REQUIRED_CHECKS,
     AdapterIdentity,
     CaseAnswer,
     Comparison,
     DeterministicChecks,
+    GateOutcome,
+    GateResult,
     Grade,
+    ReleaseRecord,
     ReportCase,
     ReportOutcome,
     RunOutcome,
@@ -59,6 +63,7 @@ from evalkit.contracts.skilleval_report import (
     Waiver,
     WorksheetEntry,
     base_outcome,
+    check_summary,
     stage_seal,
 )
 
@@ -67,6 +72,7 @@ __all__ = [
     "GENERIC_ACTION_LABELS",
     "GIT_OPERATION",
     "GIT_PROGRAM",
+    "LOCAL_PATH",
     "OPERATION_PATTERN",
     "PREDICATES",
     "PREDICATE_OPERATIONS",
@@ -80,6 +86,8 @@ __all__ = [
     "Comparison",
     "Decoy",
     "DeterministicChecks",
+    "GateOutcome",
+    "GateResult",
     "Grade",
     "Operation",
     "Oracle",
@@ -87,6 +95,7 @@ __all__ = [
     "OracleAssertion",
     "PolicyOperation",
     "Predicate",
+    "ReleaseRecord",
     "ReportCase",
     "ReportOutcome",
     "RuleProblems",
@@ -109,5 +118,6 @@ __all__ = [
     "WorksheetEntry",
     "base_outcome",
     "check_argv",
+    "check_summary",
     "stage_seal",
 ]

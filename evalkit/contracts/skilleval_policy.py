@@ -53,10 +53,18 @@ class OperationValidation(SkillEvalContract):
 
 
 class PolicyOperation(SkillEvalContract):
-    """One operation: the program its actions must start with, and optionally how it validates."""
+    """One operation: the program its actions must start with, and optionally how it validates.
+
+    ``commands`` is the program's documented command table, subcommand -> its documented flags (the key
+    ``""`` holds flags allowed before the subcommand); with it, the ``command`` gate checks every command
+    skills and cases name. ``json_flag`` (e.g. ``--json``) is the flag that makes a subcommand answer in
+    JSON: every invocation of a subcommand documenting it must pass it (the ``machine-api`` gate).
+    """
 
     program: Program
     validation: OperationValidation | None = None
+    commands: dict[str, list[str]] | None = None
+    json_flag: str | None = None
 
 
 class ToolInit(SkillEvalContract):
@@ -84,6 +92,14 @@ class SkillEvalPolicy(SkillEvalContract, SchemaNamed):
     init: ToolInit
     storage_modes: list[StorageMode]
     baseline_skills: list[Slug]
+    lifecycle: list[str] | None = None
+    """The tool's subcommands in canonical order (the ``lifecycle`` gate); default: its init subcommand first."""
+    platform_only: list[str] | None = None
+    """Programs the ``cross-platform`` gate refuses, replacing evalkit's built-in list."""
+    final: bool = False
+    """The case set is final: the report records that it ran, and was resumed on, exactly these cases."""
+    git_config_allowed: list[str] | None = None
+    """Git settings a case may give with ``git -c KEY=VALUE`` (none by default: ``-c alias.x=!cmd`` runs a shell)."""
 
     @model_validator(mode="after")
     def _rules(self) -> SkillEvalPolicy:
@@ -121,6 +137,25 @@ class SkillEvalPolicy(SkillEvalContract, SchemaNamed):
             if argv is not None:
                 problems.check(check_argv, argv, f"init.{mode}", min_parts=1)
         problems.check(check_strings, self.baseline_skills, "baseline_skills", allow_empty=True)
+        for name, operation in self.operations.items():
+            table = operation.commands
+            for sub, flags in (table or {}).items():
+                problems.check(check_strings, flags, f"operations.{name}.commands.{sub or '(before the subcommand)'}", allow_empty=True)
+                bad = [f for f in flags if not f.startswith("-")]
+                if bad:
+                    problems.add(f"operations.{name}.commands.{sub}: flags start with '-', got {bad[0]!r}")
+            if operation.json_flag is not None and table is None:
+                problems.add(f"operations.{name}.json_flag: needs the command table (operations.{name}.commands) "
+                             "that says which subcommands offer it")
+        init_table = self.operations[self.init.operation].commands if self.init.operation in self.operations else None
+        if self.lifecycle is not None:
+            problems.check(check_strings, self.lifecycle, "lifecycle")
+            for i, sub in enumerate(self.lifecycle):
+                if init_table is not None and sub not in init_table:
+                    problems.add(f"lifecycle[{i}]: {sub!r} is not a subcommand in operations.{self.init.operation}"
+                                 ".commands")
+        if self.platform_only is not None:
+            problems.check(check_strings, self.platform_only, "platform_only", allow_empty=True)
         problems.raise_any(type(self).__name__)
         return self
 

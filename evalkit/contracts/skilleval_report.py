@@ -100,11 +100,63 @@ class ReportCase(SkillEvalContract):
         return all(arm is not None and arm.outcome != "incomplete" for arm in arms)
 
 
+GateOutcome = Literal["pass", "fail", "not-run"]
+
+
+class GateResult(SkillEvalContract):
+    """One credential-free gate evalkit ran itself: its outcome, what it checked, and each problem found.
+
+    ``not-run`` says why the gate could not run (no command table, no mirror); such a gate is not evidence.
+    """
+
+    name: Text
+    outcome: GateOutcome
+    checked: Text
+    problems: list[Text]
+
+
 class DeterministicChecks(SkillEvalContract):
-    """The credential-free checks: one outcome and the sorted names of the gates that ran."""
+    """The credential-free checks: one outcome, the sorted names of the gates that ran, and each gate's result.
+
+    ``gates`` (absent in reports written before evalkit ran the gates itself) records each gate; then
+    ``evidence`` is exactly the gates that ran, and ``outcome`` is ``pass`` only when none failed.
+    """
 
     outcome: Grade
     evidence: list[Text]
+    gates: list[GateResult] | None = None
+
+    @model_validator(mode="after")
+    def _rules(self) -> DeterministicChecks:
+        if self.gates is None:
+            return self
+        ran = sorted(g.name for g in self.gates if g.outcome != "not-run")
+        if sorted(self.evidence) != ran:
+            raise ValueError(f"deterministic_checks.evidence: must be the gates that ran {ran!r}, got {self.evidence!r}")
+        failed = any(g.outcome == "fail" for g in self.gates)
+        if self.outcome != ("fail" if failed else "pass"):
+            raise ValueError(f"deterministic_checks.outcome: must be {'fail' if failed else 'pass'!r} by its gates")
+        return self
+
+
+class ReleaseRecord(SkillEvalContract):
+    """What makes a report fit to release beyond its outcome, decided when the arms ran.
+
+    ``provenance_verified``: the product was a clean worktree on an attached HEAD equal to ``tested_head``
+    (false only with ``--allow-dirty``: the report is then not releasable). ``baseline_executable``:
+    ``distinct`` from the candidate's, ``declared-identical`` by the maintainer, or ``unused`` (no
+    baseline arm ran). ``final_case_set``: the registry was marked final, and resume found it untouched. ``uncovered_skills``: candidate skills
+    without cases; any makes the outcome ``incomplete``, which no waiver covers. ``confined``: every arm's
+    commands ran with the file system outside their sandbox read-only (false: this machine could not
+    confine them, and they ran unconfined). ``watched``: what was checked unchanged after each arm.
+    """
+
+    provenance_verified: bool
+    baseline_executable: Literal["distinct", "declared-identical", "unused"]
+    final_case_set: bool
+    uncovered_skills: list[Slug]
+    confined: bool
+    watched: list[Text]
 
 
 class Waiver(SkillEvalContract):
@@ -135,8 +187,12 @@ class AdapterIdentity(SkillEvalContract):
     observed: bool
 
 
-def base_outcome(checks: DeterministicChecks, cases: Sequence[ReportCase]) -> tuple[str, str]:
-    """The outcome the evidence gives (``fail`` > ``pass`` > ``incomplete``) and the reason why."""
+def base_outcome(checks: DeterministicChecks, cases: Sequence[ReportCase],
+                 uncovered: Sequence[str] = ()) -> tuple[str, str]:
+    """The outcome the evidence gives (``fail`` > ``pass`` > ``incomplete``) and the reason why.
+
+    ``uncovered`` names candidate skills without cases: they keep the outcome from ``pass``.
+    """
     if checks.outcome == "fail":
         return "fail", "deterministic_checks.outcome is 'fail'"
     for i, case in enumerate(cases):
@@ -145,6 +201,8 @@ def base_outcome(checks: DeterministicChecks, cases: Sequence[ReportCase]) -> tu
             return "fail", f"cases[{i}].candidate failed"
         if case.comparison == "worse":
             return "fail", f"cases[{i}].comparison is 'worse'"
+    if uncovered:
+        return "incomplete", f"skill(s) without cases: {', '.join(uncovered)}"
     for i, case in enumerate(cases):
         cand = case.candidate
         if cand is None or (cand.outcome, cand.deterministic_grade) != ("pass", "pass"):
@@ -176,6 +234,17 @@ class SkillEvalReport(SkillEvalContract, SchemaNamed):
     deterministic_checks: DeterministicChecks
     human_review: str | None
     waiver: Waiver | None
+    release: ReleaseRecord | None = None
+
+    @property
+    def uncovered_skills(self) -> list[str]:
+        """Candidate skills the run had no cases for (none for a report without a release record)."""
+        return [] if self.release is None else list(self.release.uncovered_skills)
+
+    @property
+    def releasable(self) -> bool:
+        """Whether this report lets a maintainer ship: outcome pass or waived, and verified provenance."""
+        return self.outcome in ("pass", "waived") and (self.release is None or self.release.provenance_verified)
 
     @model_validator(mode="after")
     def _rules(self) -> SkillEvalReport:
@@ -229,7 +298,9 @@ class SkillEvalReport(SkillEvalContract, SchemaNamed):
                 check_summary(case.human_review, f"{at}.human_review")
 
     def _check_outcome(self) -> None:
-        base, why = base_outcome(self.deterministic_checks, self.cases)
+        if self.uncovered_skills:
+            check_sorted_strings(self.uncovered_skills, "release.uncovered_skills")
+        base, why = base_outcome(self.deterministic_checks, self.cases, self.uncovered_skills)
         if self.outcome != "waived":
             if self.waiver is not None:
                 raise ValueError(f"waiver: must be null unless outcome is 'waived', got outcome {self.outcome!r}")
@@ -240,6 +311,8 @@ class SkillEvalReport(SkillEvalContract, SchemaNamed):
             raise ValueError("waiver: required when outcome is 'waived'")
         if base != "incomplete":
             raise ValueError(f"outcome: 'waived' only replaces 'incomplete', but the evidence gives {base!r} ({why})")
+        if self.uncovered_skills:
+            raise ValueError(f"outcome: a waiver never covers skills without cases ({', '.join(self.uncovered_skills)})")
         if self.deterministic_checks.outcome != "pass":
             raise ValueError("deterministic_checks.outcome: must be 'pass' for a waived report")
         missing = [g for g in WAIVER_REQUIRED_CHECKS if g not in self.deterministic_checks.evidence]

@@ -2,7 +2,7 @@
 
 The charts and readable numbers a notebook puts in its summary are here too, so notebooks import
 them from this one place, and so is :func:`page_environment`, the Jinja set-up every evalkit page
-shares.
+shares, and :func:`register_section`, by which another package adds its section to run reports.
 
 Every name loads on first use: the charts need altair (about two seconds to import), and the commands
 that only render a page (``evalkit review build``, ``evalkit skill-eval worksheet``) or read a constant
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from evalkit.report.notebooks import notebook_to_html
     from evalkit.report.numbers import readable, readable_duration
     from evalkit.report.pages import page_environment
+    from evalkit.report.sections import ReportSection, register_section, registered_sections
     from evalkit.report.summary_builder import SUMMARY_FILE, SummaryBuilder
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "MANIFEST_FILE",
     "NOTEBOOK_HTML",
     "SUMMARY_FILE",
+    "ReportSection",
     "SummaryBuilder",
     "bar_counts",
     "confusion_heatmap",
@@ -59,6 +61,8 @@ __all__ = [
     "page_environment",
     "readable",
     "readable_duration",
+    "register_section",
+    "registered_sections",
     "render_report",
     "script_json",
     "share_bars",

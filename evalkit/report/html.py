@@ -17,15 +17,13 @@ from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
 from evalkit.report.numbers import readable
 from evalkit.report.pages import page_environment
+from evalkit.report.sections import registered_sections
 from evalkit.report.summary_builder import SUMMARY_FILE
 from evalkit.report.vega import vega_bundle
 
 MANIFEST_FILE = "run.json"
 INDEX_FILE = "index.html"
 NOTEBOOK_HTML = "notebook.html"
-SKILL_EVAL_REPORT = "skilleval/report.json"
-"""A skill-eval release report inside a run folder (``evalkit skill-eval resume --out RUN/skilleval/report.json``)
-is shown as a section of the run's report."""
 
 
 def _title(name: str) -> str:
@@ -72,15 +70,12 @@ def render_report(run_dir: str | Path) -> str:
             "figures": _figures(run / nb.name, summary), "parameters": nb.parameters,
             "notebook_html": f"{nb.name}/{NOTEBOOK_HTML}" if html_page.exists() else None,
         })
-    skill_eval = None
-    if (run / SKILL_EVAL_REPORT).is_file():
-        from evalkit.contracts.skilleval import SkillEvalReport
-        from evalkit.skilleval import report_section
-
-        skill_eval = report_section(read_model(run / SKILL_EVAL_REPORT, SkillEvalReport))
+    # Sections other packages registered (evalkit.report.sections), each shown when its file is here
+    added = [{"id": s.id, "title": s.title, "html": s.render(run / s.file)}
+             for s in registered_sections() if (run / s.file).is_file()]
     template = page_environment("evalkit.report", readable=readable).get_template("index.html.j2")
     return template.render(manifest=manifest, sections=sections, vega_bundle=Markup(vega_bundle()),
-                           skill_eval=skill_eval)
+                           added_sections=added)
 
 
 def write_report(run_dir: str | Path) -> Path:

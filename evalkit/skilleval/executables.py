@@ -1,9 +1,10 @@
 """The executables a run may start: each bound once to an absolute path and its sha256, never looked up again.
 
 The seed's rule: invoke each bound executable directly; never resolve an unverified same-name program
-through ``PATH``. A program is bound at the start of the run (from ``--bin NAME=PATH``, else found once
-with :func:`shutil.which` and said so), its symlinks resolved, so the file digested is the file run. Before
-every command the file is digested again: a binary swapped during the run refuses the command.
+through ``PATH``. A program is bound at the start of the run from ``--bin NAME=PATH`` only (a program not
+given is refused: the first ``tasknote`` on ``PATH`` may be an impostor), its symlinks resolved, so the
+file digested is the file run. Before every command the file is digested again: a binary swapped during
+the run refuses the command.
 
 Commands run as argv vectors (never through a shell: ``;``, ``|`` or ``$(...)`` stay literal arguments),
 in a process group of their own that a timeout kills whole, with the environment scrubbed to
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import InputError
+from evalkit.skilleval.confine import confined_argv
 from evalkit.skilleval.digest import file_sha256
 
 FIXED_DATE = "2000-01-01T00:00:00+00:00"
@@ -33,8 +35,11 @@ GIT_IDENTITY = {"GIT_AUTHOR_NAME": "evalkit skill-eval", "GIT_AUTHOR_EMAIL": "sk
                 "GIT_AUTHOR_DATE": FIXED_DATE, "GIT_COMMITTER_DATE": FIXED_DATE}
 
 GIT_CONFIG = {"init.defaultBranch": "main", "commit.gpgSign": "false", "tag.gpgSign": "false",
-              "core.autocrlf": "false", "advice.detachedHead": "false", "safe.directory": "*"}
-"""Git settings every sandbox command sees, whatever the user's or the system's Git configuration says."""
+              "core.autocrlf": "false", "advice.detachedHead": "false", "safe.directory": "*",
+              "core.hooksPath": os.devnull, "core.fsmonitor": "false"}
+"""Git settings every sandbox command sees, whatever the user's, the system's or the repository's Git
+configuration says (these come from the environment, which outranks every configuration file). Hooks
+are looked up below ``/dev/null``, where no file can ever be: a fixture's or an action's hook never runs."""
 
 
 @dataclass(frozen=True)
@@ -44,7 +49,6 @@ class BoundExecutable:
     name: str
     path: Path
     sha256: str
-    found_on_path: bool = False
     interpreter: Path | None = None
     """For a script starting ``#!/usr/bin/env NAME``: the interpreter NAME resolved once when the script was
     bound (on the PATH of the run's caller), so the scrubbed PATH can hold its folder and the script runs
@@ -89,24 +93,23 @@ def parse_bindings(values: Iterable[str], option: str = "--bin") -> dict[str, st
     return out
 
 
-def bind(name: str, given: str | None = None) -> BoundExecutable:
-    """Bind one program: the given path, else the first ``name`` on the current PATH (looked up once).
+def bind(name: str, given: str | None, option: str = "--bin") -> BoundExecutable:
+    """Bind one program to the file given for it (never looked up on ``PATH``).
 
     Raises:
-        InputError: not found, not a regular executable file.
+        InputError: no file given, not found, not an executable regular file.
     """
-    found_on_path = given is None
-    where = given if given is not None else shutil.which(name)
-    if where is None:
-        raise InputError(f"executable {name!r} is not on PATH; give it with --bin {name}=/path/to/{name}")
-    path = Path(os.path.realpath(Path(where).expanduser()))
+    if given is None:
+        raise InputError(f"executable {name!r} is not given: evalkit never looks a program up on PATH (a same-named "
+                         f"impostor could come first); give {option} {name}=/path/to/{name}", path=option)
+    path = Path(os.path.realpath(Path(given).expanduser()))
     try:
         mode = path.stat().st_mode
     except OSError as exc:
-        raise InputError(f"executable {name!r}: {exc.strerror or exc}", file=str(where)) from None
+        raise InputError(f"executable {name!r}: {exc.strerror or exc}", file=str(given)) from None
     if not stat.S_ISREG(mode) or not os.access(path, os.X_OK):
-        raise InputError(f"executable {name!r} is not an executable regular file", file=str(where))
-    return BoundExecutable(name, path, file_sha256(path), found_on_path, _env_interpreter(path))
+        raise InputError(f"executable {name!r} is not an executable regular file", file=str(given))
+    return BoundExecutable(name, path, file_sha256(path), _env_interpreter(path))
 
 
 def _env_interpreter(path: Path) -> Path | None:
@@ -128,7 +131,12 @@ def bind_all(names: Iterable[str], given: Mapping[str, str], option: str = "--bi
     unknown = sorted(set(given) - set(wanted))
     if unknown:
         raise InputError(f"{option}: {', '.join(unknown)} is not a program the policy allows ({', '.join(wanted)})")
-    return {name: bind(name, given.get(name)) for name in wanted}
+    missing = [name for name in wanted if name not in given]
+    if missing:
+        raise InputError(f"no file given for {', '.join(missing)}; evalkit never looks a program up on PATH "
+                         f"(a same-named impostor could come first): give {' '.join(f'{option} {n}=PATH' for n in missing)}",
+                         path=option)
+    return {name: bind(name, given[name], option) for name in wanted}
 
 
 def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -147,8 +155,11 @@ def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[st
     for executable in sorted(bound, key=lambda b: b.name):
         if executable.interpreter is not None and str(executable.interpreter) not in folders:
             folders.append(str(executable.interpreter))
+    # The global Git config is a file in HOME, the sandbox: `git config --global` writes there, in view of
+    # the facts, never into the caller's ~/.gitconfig (nor, through a lock file, over /dev/null)
     env = {"PATH": os.pathsep.join(folders), "HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-           "TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
+           "TZ": "UTC", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": str(Path(home) / ".gitconfig"),
+           "GIT_TERMINAL_PROMPT": "0",
            "GIT_OPTIONAL_LOCKS": "0", **GIT_IDENTITY, "GIT_CONFIG_COUNT": str(len(GIT_CONFIG))}
     for i, (key, value) in enumerate(GIT_CONFIG.items()):
         env[f"GIT_CONFIG_KEY_{i}"] = key
@@ -158,17 +169,21 @@ def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[st
 
 
 def run_bound(executable: BoundExecutable, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
-              timeout: float) -> CommandResult:
+              timeout: float, confine_to: Path | None = None) -> CommandResult:
     """Run ``argv`` with its program replaced by the bound absolute path, after re-checking its digest.
 
     No shell is involved: every element of ``argv`` reaches the program as one literal argument.
-    stdin is empty. On timeout the whole process group is killed and ``timed_out`` is set.
+    stdin is empty. On timeout the whole process group is killed and ``timed_out`` is set. With
+    ``confine_to``, where the machine allows it (:func:`~evalkit.skilleval.confine.confinement`), the
+    command runs in a private mount namespace where only that folder (and a private ``/tmp``) is writable.
 
     Raises:
         InputError: the bound file changed since it was bound, or the program cannot be started.
     """
     executable.verify()
     command = [str(executable.path), *argv[1:]]
+    if confine_to is not None:
+        command = confined_argv(executable.path, list(argv), confine_to) or command
     try:
         proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)

@@ -19,12 +19,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit.contracts.skilleval import ActionFact, SkillEvalCase, SkillEvalFacts
-from evalkit.contracts.skilleval_policy import SkillEvalPolicy
+from evalkit.contracts.skilleval import ActionFact, SkillEvalCase, SkillEvalFacts, SkillEvalPolicy
 from evalkit.errors import InputError, StrictJSONError
-from evalkit.io.atomic import atomic_write_text
+from evalkit.io import atomic_write_text, loads_strict
 from evalkit.io.regular import open_regular
-from evalkit.io.strict_json import loads_strict
 from evalkit.skilleval.digest import file_sha256
 from evalkit.skilleval.policy import validation_pointer
 

@@ -16,9 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evalkit.contracts.skilleval import ActionFact, SkillEvalCase
-from evalkit.contracts.skilleval_case import GIT_OPERATION
-from evalkit.contracts.skilleval_policy import SkillEvalPolicy
+from evalkit.contracts.skilleval import GIT_OPERATION, ActionFact, SkillEvalCase, SkillEvalPolicy
 from evalkit.skilleval.facts import declared_commands
 
 

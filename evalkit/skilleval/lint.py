@@ -19,6 +19,11 @@
   agent: reference it or remove it.
 - **Mirror parity** (with ``--mirror``): each skill's tree digest equals its mirror copy's; differing,
   missing and extra files are named.
+- **The release gates** (:mod:`evalkit.skilleval.gates`) on every command and file of a skill: ``command``,
+  ``lifecycle`` and ``machine-api`` with ``--policy``; ``cross-platform`` and ``security`` (no eval
+  definitions or credentials inside a skill) always.
+- **Provider independence**: no model provider or model named anywhere in a skill's Markdown.
+- **Coverage** (with ``--policy`` naming a registry): every skill has cases in ``REGISTRY/cases/<skill>/``.
 
 The tree itself may hold only regular files and folders with UTF-8 names (the digests need that).
 """
@@ -34,6 +39,15 @@ from evalkit.contracts.skilleval import SkillEvalPolicy
 from evalkit.errors import InputError
 from evalkit.skilleval.digest import DOMAINS, tree_digest
 from evalkit.skilleval.frontmatter import check_frontmatter
+from evalkit.skilleval.gates import (
+    Invocation,
+    command_problems,
+    cross_platform_problems,
+    lifecycle_problems,
+    machine_api_problems,
+    provider_problems,
+    skill_file_problems,
+)
 from evalkit.skilleval.mirror import compare_mirror
 from evalkit.skilleval.registry_tree import RegistryTree, list_tree, shown
 from evalkit.skilleval.skill_markdown import link_target, scan_markdown, shell_commands, split_frontmatter
@@ -61,6 +75,7 @@ class LintReport:
     skill_set_sha256: str | None = None
     mirror: str | None = None
     commands_checked: bool = False
+    coverage_checked: bool = False
     problems: list[InputError] = field(default_factory=list)
 
     @property
@@ -82,20 +97,21 @@ class LintReport:
 
 
 def lint_skills(skills_dir: str | Path, *, mirror: str | Path | None = None,
-                policy: SkillEvalPolicy | None = None) -> LintReport:
+                policy: SkillEvalPolicy | None = None, cases_dir: Path | None = None) -> LintReport:
     """Lint every skill in ``skills_dir``.
 
     Args:
         skills_dir: the folder of skills, ``<skill>/SKILL.md`` each.
         mirror: an optional copy of the same skills (e.g. the committed mirror) that must be byte-identical.
         policy: an optional registry policy; with it, every command the skills name must be allowed.
+        cases_dir: an optional registry's ``cases/`` folder; with it, a skill without cases is a problem.
 
     Returns:
         The report: skills with their tree digests, and every problem with file and line.
     """
     top = Path(skills_dir)
     report = LintReport(shown(top), mirror=shown(Path(mirror)) if mirror is not None else None,
-                        commands_checked=policy is not None)
+                        commands_checked=policy is not None, coverage_checked=cases_dir is not None)
     if not top.is_dir():
         report.problems.append(InputError("not a folder; give the folder holding <skill>/SKILL.md",
                                           file=shown(top)))
@@ -104,12 +120,20 @@ def lint_skills(skills_dir: str | Path, *, mirror: str | Path | None = None,
     skills = _skill_folders(tree)
     for skill in skills:
         _lint_skill(tree, skill, policy)
+        if cases_dir is not None and not _has_cases(cases_dir / skill):
+            tree.problem(f"{skill}/{SKILL_FILE}", f"coverage: skill {skill!r} has no cases in {shown(cases_dir / skill)}; "
+                                                  "every shipped skill needs its committed and local cases")
         report.skills.append(SkillDigest(skill, _digest(top / skill, "skill")))
     report.skill_set_sha256 = _digest(top, "skill-set") if skills else None
     if mirror is not None:
         compare_mirror(tree, Path(mirror))
     report.problems = tree.problems
     return report
+
+
+def _has_cases(folder: Path) -> bool:
+    """Whether a registry's ``cases/<skill>/`` folder holds at least one case folder with its case.json."""
+    return folder.is_dir() and any((case / "case.json").is_file() for case in folder.iterdir() if case.is_dir())
 
 
 def _digest(path: Path, domain: str) -> str | None:
@@ -141,11 +165,13 @@ def _lint_skill(tree: RegistryTree, skill: str, policy: SkillEvalPolicy | None) 
         return
     reached: set[str] = {SKILL_FILE}
     queue = [SKILL_FILE]
+    invocations: list[Invocation] = []
     while queue:
         rel = queue.pop(0)
         text = _read_text(tree, f"{skill}/{rel}")
         if text is None:
             continue
+        tree.problems.extend(provider_problems(text, file=shown(tree.path(f"{skill}/{rel}"))))
         first_line = 1
         if rel == SKILL_FILE:
             front = split_frontmatter(text)
@@ -157,7 +183,7 @@ def _lint_skill(tree: RegistryTree, skill: str, policy: SkillEvalPolicy | None) 
                 tree.problems.extend(problems)
                 text, first_line = front.body, front.body_line
                 _reach_license(values.get("license"), files, reached)
-        found = _references(tree, skill, rel, text, first_line, files, folders, policy)
+        found = _references(tree, skill, rel, text, first_line, files, folders, policy, invocations)
         for target in sorted(found - reached):
             reached.add(target)
             if target.endswith(".md"):
@@ -165,6 +191,25 @@ def _lint_skill(tree: RegistryTree, skill: str, policy: SkillEvalPolicy | None) 
     for rel in sorted(files - reached):
         tree.problem(f"{skill}/{rel}", "not packaged: nothing in SKILL.md (or a file it references) refers to "
                                        "this file, so an agent never finds it; reference it or remove it")
+    for rel in sorted(files):
+        try:
+            data = tree.path(f"{skill}/{rel}").read_bytes()
+        except OSError:
+            continue  # reported where it was read
+        tree.problems.extend(skill_file_problems(f"{skill}/{rel}", data, file=shown(tree.path(f"{skill}/{rel}"))))
+    _check_gates(tree, invocations, policy)
+
+
+def _check_gates(tree: RegistryTree, invocations: list[Invocation], policy: SkillEvalPolicy | None) -> None:
+    """The release gates over every command the skill names, in the order each file names them."""
+    for invocation in invocations:
+        tree.problems.extend(cross_platform_problems(invocation, policy))
+        if policy is not None:
+            tree.problems.extend(command_problems(invocation, policy))
+            tree.problems.extend(machine_api_problems(invocation, policy))
+    if policy is not None:
+        for file in dict.fromkeys(i.file for i in invocations):
+            tree.problems.extend(lifecycle_problems([i for i in invocations if i.file == file], policy))
 
 
 def _read_text(tree: RegistryTree, rel: str) -> str | None:
@@ -183,7 +228,7 @@ def _reach_license(license_text: Any, files: set[str], reached: set[str]) -> Non
 
 
 def _references(tree: RegistryTree, skill: str, rel: str, text: str, first_line: int, files: set[str],
-                folders: set[str], policy: SkillEvalPolicy | None) -> set[str]:
+                folders: set[str], policy: SkillEvalPolicy | None, invocations: list[Invocation]) -> set[str]:
     """Files of the skill that ``rel`` reaches; a problem for each reference that does not resolve."""
     scan = scan_markdown(text, first_line)
     file = shown(tree.path(f"{skill}/{rel}"))
@@ -205,6 +250,7 @@ def _references(tree: RegistryTree, skill: str, rel: str, text: str, first_line:
         else:
             for word in words:
                 refs.word(word, mention.line)
+    invocations.extend(Invocation(argv, file, line) for argv, line in sorted(commands, key=lambda c: c[1]) if argv)
     for argv, line in commands:
         for word in argv[1:]:
             refs.word(word, line)

@@ -13,7 +13,7 @@ from pathlib import Path
 from evalkit.contract_files import validate_value
 from evalkit.contracts.skilleval import SkillEvalPolicy
 from evalkit.errors import InputError, RegistryInvalid
-from evalkit.io.strict_json import read_json_strict
+from evalkit.io import read_json_strict
 
 POLICY_FILE = "policy.json"
 """The policy's file name at the top of a registry."""

@@ -16,7 +16,7 @@ stops at the first problem: a user fixes the whole list in one pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,8 @@ from typing import Any
 from evalkit.contract_files import validate_value
 from evalkit.contracts.skilleval import SkillEvalCase, SkillEvalPolicy, SkillEvalSeed
 from evalkit.errors import InputError, RegistryInvalid
-from evalkit.io.strict_json import read_json_strict
+from evalkit.io import read_json_strict
+from evalkit.skilleval.lint import SKILL_FILE
 from evalkit.skilleval.policy import POLICY_FILE, read_policy
 from evalkit.skilleval.registry_rules import CaseDraft, check_case_files, check_cases
 from evalkit.skilleval.registry_tree import RegistryTree, list_registry, shown
@@ -56,6 +57,12 @@ class Registry:
     def skills(self) -> list[str]:
         """Every skill the registry has cases for, sorted."""
         return sorted({loaded.case.skill for loaded in self.cases})
+
+
+def uncovered_skills(skills_dir: Path, covered: Iterable[str]) -> list[str]:
+    """The skills of a skills folder (``<skill>/SKILL.md``) that are not in ``covered``, sorted."""
+    have = set(covered)
+    return sorted(p.parent.name for p in Path(skills_dir).glob(f"*/{SKILL_FILE}") if p.parent.name not in have)
 
 
 def registry_problems(root: str | Path) -> tuple[Registry | None, list[InputError]]:

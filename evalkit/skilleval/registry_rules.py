@@ -20,8 +20,18 @@ from evalkit.contracts.skilleval import (
     SkillEvalSeed,
 )
 from evalkit.errors import InputError
+from evalkit.skilleval.gates import (
+    Invocation,
+    argv_security_problems,
+    command_problems,
+    credential_in,
+    fixture_file_problems,
+    git_argv_problems,
+    lifecycle_problems,
+    machine_api_problems,
+)
 from evalkit.skilleval.policy import POLICY_FILE, validation_pointer
-from evalkit.skilleval.registry_tree import RegistryTree
+from evalkit.skilleval.registry_tree import RegistryTree, shown
 from evalkit.skilleval.sandbox import check_argv_paths
 
 _GIT_FOLDER = ".git"
@@ -74,6 +84,17 @@ def check_case_files(tree: RegistryTree, draft: CaseDraft) -> None:
                                                  "repository (seed.json git_init), so remove .git")
     if draft.seed is not None and draft.seed.decoy is not None:
         _check_decoy(tree, fixture, draft.seed_file, draft.seed.decoy.path)
+        secret = credential_in(draft.seed.decoy.contents.encode("utf-8"))
+        if secret is not None:
+            tree.problem(draft.seed_file, f"security gate: the decoy holds a credential ({secret}); remove it",
+                         member="decoy.contents")
+    for rel in sorted(tree.files):
+        if rel.startswith(f"{fixture}/") and rel != draft.seed_file:
+            try:
+                data = tree.path(rel).read_bytes()
+            except OSError:
+                continue  # the listing reported what cannot be read
+            tree.problems.extend(fixture_file_problems(rel[len(fixture) + 1:], data, file=shown(tree.path(rel))))
 
 
 def _check_decoy(tree: RegistryTree, fixture: str, seed_file: str, path: str) -> None:
@@ -112,6 +133,7 @@ def check_cases(tree: RegistryTree, policy: SkillEvalPolicy | None, drafts: list
         if draft.case is not None and draft.case.skill == draft.skill_folder:
             # (a case naming another skill is reported; judging it as that skill would only add noise)
             _check_against_policy(tree, policy, draft.case, draft.case_file)
+            _check_gates(tree, policy, draft)
         if draft.case is not None and draft.seed is not None:
             expected = policy.init.argv_for(draft.seed.storage_mode)
             if expected is not None and draft.seed.tool_init != expected:
@@ -156,6 +178,35 @@ def _check_against_policy(tree: RegistryTree, policy: SkillEvalPolicy, case: Ski
             tree.problem(file, f"'validation-pass' on action {entry.action!r}: its arguments must start with "
                                f"{operation}'s validation argv {declared.validation.argv!r}, or the runner "
                                f"reads no validation result", member=f"oracle.assertions[{i}].predicate")
+
+
+def case_invocations(policy: SkillEvalPolicy, case: SkillEvalCase, file: str,
+                     tool_init: list[str] | None = None) -> list[Invocation]:
+    """Every command a case runs, in order: the tool's init (from the seed), its setup, its actions."""
+    found = []
+    if tool_init is not None:
+        found.append(Invocation([policy.operations[policy.init.operation].program, *tool_init], file,
+                                member="fixture/seed.json tool_init"))
+    for i, step in enumerate(case.scenario.setup):
+        argv = step if isinstance(step, list) else step.command
+        found.append(Invocation(list(argv), file, member=f"scenario.setup[{i}]"))
+    for i, action in enumerate(case.scenario.actions):
+        found.append(Invocation(list(action.command), file, member=f"scenario.actions[{i}].command"))
+    return found
+
+
+def _check_gates(tree: RegistryTree, policy: SkillEvalPolicy, draft: CaseDraft) -> None:
+    """The command, machine-api, lifecycle and security gates over every command of a case."""
+    assert draft.case is not None
+    file = shown(tree.path(draft.case_file))
+    init = draft.seed.tool_init if draft.seed is not None else None
+    invocations = case_invocations(policy, draft.case, file, init)
+    for invocation in invocations:
+        tree.problems.extend(command_problems(invocation, policy))
+        tree.problems.extend(machine_api_problems(invocation, policy))
+        tree.problems.extend(argv_security_problems(invocation))
+        tree.problems.extend(git_argv_problems(invocation, policy))
+    tree.problems.extend(lifecycle_problems(invocations, policy))
 
 
 def _check_paths(tree: RegistryTree, file: str, at: str, argv: list[str]) -> None:

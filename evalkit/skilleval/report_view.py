@@ -4,6 +4,10 @@ The section states the outcome and why it follows from the evidence (the contrac
 fail > pass > incomplete, waived only over incomplete), counts the comparisons, lists every case with
 both arms and the human review, the deterministic checks, and the waiver in full when there is one.
 Every string from the report goes through Jinja's autoescaping.
+
+Importing this module registers the section with the run report (:func:`evalkit.report.register_section`):
+a release report at ``RUN/skilleval/report.json`` (``evalkit skill-eval resume --out``) is shown in
+``RUN/index.html``.
 """
 
 from __future__ import annotations
@@ -14,14 +18,19 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from evalkit.contract_files import read_model
 from evalkit.contracts.skilleval import COMPARISONS, SkillEvalReport, base_outcome
-from evalkit.io.atomic import atomic_write_text
-from evalkit.report import page_environment
+from evalkit.io import atomic_write_text
+from evalkit.report import ReportSection, page_environment, register_section
+from evalkit.skilleval.resume import exit_code
+
+RUN_REPORT_FILE = "skilleval/report.json"
+"""Where a skill-eval release report sits in a run folder to be shown as a section of the run's report."""
 
 
 def outcome_reason(report: SkillEvalReport) -> str:
     """Why the report has its outcome, in one sentence."""
-    base, why = base_outcome(report.deterministic_checks, report.cases)
+    base, why = base_outcome(report.deterministic_checks, report.cases, report.uncovered_skills)
     why = re.sub(r"cases\[(\d+)\]", lambda m: f"case {report.cases[int(m.group(1))].case_id}", why)
     if report.outcome == "waived":
         return f"Waived by {report.waiver.approver}: the evidence alone gives 'incomplete' ({why})." \
@@ -59,3 +68,24 @@ def write_report_page(report: SkillEvalReport, out: str | Path) -> Path:
     path = Path(out)
     atomic_write_text(path, render_report_page(report))
     return path
+
+
+def report_section_of_file(path: Path) -> Markup:
+    """:func:`report_section` of the report file at ``path`` (read strictly against its contract)."""
+    return report_section(read_model(path, SkillEvalReport))
+
+
+def write_report_page_of_file(report_file: str | Path, out: str | Path) -> tuple[Path, str, int]:
+    """Read a report file and write its page (:func:`write_report_page`).
+
+    Returns:
+        The page, the outcome's reason and the exit status the outcome calls for (as ``resume``'s).
+
+    Raises:
+        InputError: the report file is missing or breaks its contract (named).
+    """
+    report = read_model(report_file, SkillEvalReport)
+    return write_report_page(report, out), outcome_reason(report), exit_code(report)
+
+
+register_section(ReportSection("skill-eval", "Skill evaluation", RUN_REPORT_FILE, report_section_of_file))

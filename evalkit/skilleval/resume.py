@@ -16,6 +16,7 @@ The report is rendered in the seed's field order (not sorted), two-space indent,
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,8 @@ from evalkit.contracts.skilleval import (
     base_outcome,
 )
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_write_text
-from evalkit.io.strict_json import read_json_strict
-from evalkit.skilleval.stage import check_current_inputs, check_safe_strings, read_stage
+from evalkit.io import atomic_write_text, read_json_strict
+from evalkit.skilleval.stage import check_current_inputs, check_safe_strings, read_run_inputs, read_stage
 from evalkit.skilleval.worksheet import allowed_comparisons  # the rule lives with the reviewer's choices
 
 
@@ -83,7 +83,8 @@ def build_report(stage: SkillEvalStage, answers: SkillEvalAnswers, waiver: Waive
         raise InputError(f"unsafe string: {exc}", file=answers_file) from None
     checks = DeterministicChecks.model_validate(report["deterministic_checks"])
     cases = [ReportCase.model_validate(case) for case in report["cases"]]
-    report["outcome"], report["waiver"] = base_outcome(checks, cases)[0], None
+    uncovered = stage.report.uncovered_skills
+    report["outcome"], report["waiver"] = base_outcome(checks, cases, uncovered)[0], None
     if waiver is None:
         return _validated(report, answers_file).model_dump(mode="json")
     report["outcome"], report["waiver"] = "waived", waiver.to_json_obj()
@@ -113,7 +114,7 @@ def _read(model: Any, path: str | Path) -> Any:
 
 
 def resume(stage_dir: str | Path, answers_path: str | Path, out: str | Path,
-           waiver_path: str | Path | None = None, *, current: dict[str, Path] | None = None) -> SkillEvalReport:
+           waiver_path: str | Path | None = None, *, current: dict[str, str | Path] | None = None) -> SkillEvalReport:
     """Verify a stage, apply the human's answers (and a waiver), write the report to ``out``.
 
     Args:
@@ -121,8 +122,8 @@ def resume(stage_dir: str | Path, answers_path: str | Path, out: str | Path,
         answers_path: the answers file the worksheet exported.
         out: where to write ``report.json``.
         waiver_path: a maintainer's waiver file, or None.
-        current: optional folders as they are now (``registry``, ``candidate``, ``baseline``), checked
-            against the stage's digests before anything is reported.
+        current: folders as they are now (``registry``, ``candidate``, ``baseline``), each by default the
+            one the run used (``run-inputs.json``); all three are digested again and must equal the stage's.
 
     Returns:
         The report written.
@@ -131,7 +132,8 @@ def resume(stage_dir: str | Path, answers_path: str | Path, out: str | Path,
         InputError: the stage is refused (why is said), or the answers or waiver break a rule.
     """
     stage = read_stage(stage_dir)
-    check_current_inputs(stage, **(current or {}))
+    snapshot = {**read_run_inputs(Path(stage_dir)), **{name: Path(folder) for name, folder in (current or {}).items()}}
+    check_current_inputs(stage, **snapshot)
     answers = _read(SkillEvalAnswers, answers_path)
     waiver = _read(Waiver, waiver_path) if waiver_path is not None else None
     report = build_report(stage, answers, waiver, answers_file=str(answers_path),
@@ -139,3 +141,23 @@ def resume(stage_dir: str | Path, answers_path: str | Path, out: str | Path,
     text = render_report(report)
     atomic_write_text(out, text)
     return SkillEvalReport.model_validate(report)
+
+
+def outcome_line(report: SkillEvalReport) -> str:
+    """The report in one line: its outcome and how many cases got each comparison."""
+    counts = Counter(case.comparison for case in report.cases)
+    shown = ", ".join(f"{n} {name}" for name, n in sorted(counts.items()))
+    return f"outcome {report.outcome} ({len(report.cases)} cases: {shown})"
+
+
+EXIT_CODES = {"pass": 0, "waived": 0, "fail": 1, "incomplete": 3}
+"""Exit status of ``resume`` and ``report-page`` by outcome, so a pipeline can stop a release without
+reading JSON; :data:`EXIT_NOT_RELEASABLE` when the evidence passes but the provenance was not verified."""
+
+EXIT_NOT_RELEASABLE = 4
+
+
+def exit_code(report: SkillEvalReport) -> int:
+    """0 pass or waived (and releasable), 1 fail, 3 incomplete, 4 passed but not releasable (--allow-dirty)."""
+    code = EXIT_CODES[report.outcome]
+    return EXIT_NOT_RELEASABLE if code == 0 and not report.releasable else code

@@ -8,8 +8,13 @@ A stage folder holds::
                                        transcript.txt, manifest.json, and the sandbox/ it ran in
 
 ``stage.json`` names no path: every folder is rebuilt from the stage folder, the case id and the arm.
-An arm's ``raw_sha256`` digests its raw folder (``raw`` domain) minus ``sandbox/``, whose end state
-the facts already digest; ``manifest.json`` lists each raw file's sha256 so a changed file is named.
+An arm's ``raw_sha256`` digests its whole raw folder (``raw`` domain), the ``sandbox/`` it ran in
+included, but for Git's stat cache ``sandbox/.git/index`` (inode numbers and times that differ on every
+run; the staged state it records is in the facts' Git status digests); ``manifest.json`` lists each raw
+file's sha256 so a changed, added or removed file is named.
+
+Beside it, ``run-inputs.json`` (producer-local, not sealed, never committed) names the folders the run
+used, so ``resume`` can digest them again without being told where they are.
 
 :func:`read_stage` decodes a stage only when every check holds: strict framing, bytes identical to
 their canonical re-rendering, the seal, the contract's rules, the safe-summary rule on every string,
@@ -27,14 +32,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from evalkit.contracts.skilleval import SkillEvalCase, SkillEvalStage, stage_seal
-from evalkit.contracts.skilleval_policy import SkillEvalPolicy
-from evalkit.contracts.skilleval_report import check_summary
+from evalkit.contracts.skilleval import (
+    SkillEvalCase,
+    SkillEvalPolicy,
+    SkillEvalStage,
+    check_summary,
+    stage_seal,
+)
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_write_text
-from evalkit.io.canonical import canonical_dumps
+from evalkit.io import atomic_write_text, canonical_dumps, loads_strict, read_json_strict
 from evalkit.io.regular import open_regular
-from evalkit.io.strict_json import loads_strict, read_json_strict
 from evalkit.skilleval.digest import DOMAINS, file_sha256, tree_digest, tree_files
 from evalkit.skilleval.facts import RECEIPT, check_receipt, output_name
 from evalkit.skilleval.grading import grade_case
@@ -52,12 +59,34 @@ def arm_dir(stage_dir: Path, case_id: str, arm: str) -> Path:
     return Path(stage_dir) / RAW / case_id / arm
 
 
+RUN_INPUTS = "run-inputs.json"
+_SANDBOX_INDEX = f"{SANDBOX}/.git/index"
+
+
 def _raw_exclude(rel: str) -> bool:
-    return rel == SANDBOX
+    return rel == _SANDBOX_INDEX
+
+
+def write_run_inputs(stage_dir: Path, registry: Path, candidate: Path, baseline: Path) -> None:
+    """Record where the run's inputs are (absolute paths), for :func:`read_run_inputs` at resume."""
+    inputs = {"registry": registry, "candidate": candidate, "baseline": baseline}
+    atomic_write_text(Path(stage_dir) / RUN_INPUTS,
+                      canonical_dumps({name: str(Path(folder).resolve()) for name, folder in inputs.items()}))
+
+
+def read_run_inputs(stage_dir: Path) -> dict[str, Path]:
+    """The folders the run used (:func:`write_run_inputs`); empty when the stage has no such record."""
+    path = Path(stage_dir) / RUN_INPUTS
+    if not path.is_file():
+        return {}
+    value = read_json_strict(path)
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise InputError("must be an object of folder paths (registry, candidate, baseline)", file=str(path))
+    return {name: Path(folder) for name, folder in value.items() if name in ("registry", "candidate", "baseline")}
 
 
 def seal_raw(folder: Path) -> str:
-    """Write the arm's ``manifest.json`` and return the digest of its raw evidence (``sandbox/`` left out)."""
+    """Write the arm's ``manifest.json`` and return the digest of its raw evidence (sandbox included)."""
     manifest = {rel: file_sha256(path) for rel, path in tree_files(folder, _raw_exclude) if rel != MANIFEST}
     atomic_write_text(folder / MANIFEST, canonical_dumps(manifest))
     return tree_digest(folder, DOMAINS["raw"], _raw_exclude)
@@ -247,22 +276,27 @@ def _check_bindings(folder: Path, stage: SkillEvalStage) -> None:
 
 def check_current_inputs(stage: SkillEvalStage, *, registry: Path | None = None, candidate: Path | None = None,
                          baseline: Path | None = None) -> None:
-    """Refuse a stage whose inputs are no longer the ones given now (the caller's fresh snapshot).
+    """Refuse a stage whose inputs are no longer the ones it ran (the caller's fresh snapshot).
 
-    Each folder given is digested again and compared with the stage's binding: the registry with
-    ``fixtures_sha256``, the skills folders with ``candidate``/``baseline.skills_sha256``.
+    Every folder is digested again and compared with the stage's binding: the registry with
+    ``fixtures_sha256``, the skills folders with ``candidate``/``baseline.skills_sha256``; each must be given.
 
     Raises:
         InputError: naming the folder whose bytes differ from the staged run's.
     """
     report = stage.report
-    for what, folder, domain, staged in (
-            ("registry", registry, "fixtures", report.fixtures_sha256),
-            ("candidate skills", candidate, "skill-set", report.candidate.skills_sha256),
-            ("baseline skills", baseline, "skill-set", report.baseline.skills_sha256)):
-        if folder is not None and tree_digest(folder, DOMAINS[domain]) != staged:
-            raise InputError(f"the {what} changed since the run (its digest is not the staged one); the report "
-                             "would not describe them: run again", file=str(folder))
+    for what, option, folder, domain, staged in (
+            ("registry", "--registry", registry, "fixtures", report.fixtures_sha256),
+            ("candidate skills", "--candidate", candidate, "skill-set", report.candidate.skills_sha256),
+            ("baseline skills", "--baseline", baseline, "skill-set", report.baseline.skills_sha256)):
+        if folder is None:
+            raise InputError(f"the {what} the run used are not known: give {option} DIR so they can be digested "
+                             "again (resume refuses inputs that changed since the run)")
+        if not folder.is_dir():
+            raise InputError(f"the {what} the run used are gone; give {option} DIR (the same bytes)", file=str(folder))
+        if tree_digest(folder, DOMAINS[domain]) != staged:
+            raise InputError(f"the {what} changed since the run (their digest is not the staged one); the report "
+                             "would not describe them: run again into a new stage", file=str(folder))
 
 
 @dataclass(frozen=True)

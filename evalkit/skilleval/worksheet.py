@@ -26,11 +26,16 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evalkit.contract_files import read_model
-from evalkit.contracts import skilleval_report
-from evalkit.contracts.skilleval import ReportCase, SkillEvalCase, SkillEvalSeed, SkillEvalStage
-from evalkit.contracts.skilleval_policy import SkillEvalPolicy
+from evalkit.contracts.skilleval import (
+    LOCAL_PATH,
+    ReportCase,
+    SkillEvalCase,
+    SkillEvalPolicy,
+    SkillEvalSeed,
+    SkillEvalStage,
+)
 from evalkit.errors import InputError
-from evalkit.io.atomic import atomic_write_text
+from evalkit.io import atomic_write_text
 from evalkit.io.script_json import script_json
 from evalkit.report import page_environment
 from evalkit.skilleval.digest import DOMAINS, tree_digest
@@ -200,7 +205,7 @@ def render_worksheet(stage: SkillEvalStage, evidence: Mapping[tuple[str, str], A
     data = {
         "storageKey": worksheet_key(stage.seal),
         "session": report.session_id,
-        "unsafe": skilleval_report.LOCAL_PATH.pattern.removeprefix("(?i)"),
+        "unsafe": LOCAL_PATH.pattern.removeprefix("(?i)"),
         "cases": [{"id": v["case"].case_id, "choices": v["choices"]} for v in views],
     }
     template = page_environment("evalkit.skilleval", argv=_argv).get_template("worksheet.html.j2")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -161,17 +163,74 @@ def default_cases() -> list[dict[str, Any]]:
     return [case_doc(skill, mode) for skill in ("jot", "tally") for mode in ("committed", "local")]
 
 
+GIT = shutil.which("git") or "/usr/bin/git"
+"""The test machine's git, given explicitly as every run must (evalkit never looks programs up on PATH)."""
+
+_GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+            "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z",
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+
+
+def git(folder: Path, *args: str) -> str:
+    """Run the test machine's git in ``folder`` with a fixed identity; its stdout."""
+    return subprocess.run([GIT, *args], cwd=folder, env={**_GIT_ENV, "HOME": str(folder), "PATH": os.environ["PATH"]},
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def product_repo(folder: Path) -> tuple[Path, str]:
+    """A clean product worktree on branch main with one commit, and its HEAD."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "main.c").write_text("int main(void) { return 0; }\n")
+    git(folder, "init", "-q", "-b", "main")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-q", "-m", "product")
+    return folder, git(folder, "rev-parse", "HEAD")
+
+
+COMMAND_TABLES = {
+    "notekeep-command": {"": ["--json"], "init": ["--local", "--json"], "add": ["--json"], "validate": ["--json"],
+                         "echo": ["--json"], "env": ["--json"], "sleep": ["--json"], "fail": ["--json"],
+                         "link": ["--json"]},
+    "git-command": {"add": ["--all"], "commit": ["--quiet", "--message"], "status": ["--porcelain=v1"]},
+}
+"""Documented commands of notekeep and git, for a world whose every gate must run (``gates=GATES``)."""
+
+
+def documented(policy: dict[str, Any]) -> dict[str, Any]:
+    """The policy with :data:`COMMAND_TABLES` (and ``--json`` as notekeep's JSON flag)."""
+    policy = copy.deepcopy(policy)
+    for name, table in COMMAND_TABLES.items():
+        policy["operations"][name]["commands"] = table
+    policy["operations"]["notekeep-command"]["json_flag"] = "--json"
+    return policy
+
+
 def world(tmp: Path, cases: list[dict[str, Any]] | None = None, *, out: str = "stage",
           adapter: Any = None, **plan: Any) -> RunPlan:
-    """A ready RunPlan over a fresh registry, tool and skills in ``tmp`` (stage in ``tmp/out``)."""
+    """A ready RunPlan over a fresh registry, tool, skills and clean product repository in ``tmp``.
+
+    Both arms run the same tool, declared so (``same_baseline_binary``); the stage goes to ``tmp/out``.
+    With ``gates`` naming every gate, the policy documents its commands and a mirror of the candidate is given.
+    """
     tool = write_tool(tmp / "bin")
-    registry = load_registry(write_registry(tmp / "registry", copy.deepcopy(cases or default_cases())))
+    cases = copy.deepcopy(cases or default_cases())
+    every_gate = set(plan.get("gates", ())) >= {"command", "parity"}
+    policy = None
+    if every_gate:
+        skills_with_cases = {c["skill"] for c in cases}
+        policy = documented({**POLICY, "baseline_skills": [s for s in POLICY["baseline_skills"]
+                                                           if s in skills_with_cases]})
+    registry = load_registry(write_registry(tmp / "registry", cases, policy))
     skills = sorted({c.case.skill for c in registry.cases})
     candidate = write_skills(tmp / "candidate", "v2", skills)
+    if every_gate and "mirror" not in plan:
+        plan["mirror"] = write_skills(tmp / "mirror", "v2", skills)
     baseline = write_skills(tmp / "baseline", "v1", skills)
-    bound = bind_all(registry.policy.programs(), {"notekeep": str(tool)})
+    bound = bind_all(registry.policy.programs(), {"notekeep": str(tool), "git": GIT})
     defaults: dict[str, Any] = {"timeout": 20.0, "generated_at": "2026-01-31T12:00:00Z", "session_id": "test-session",
-                                "tested_head": "a" * 40}
+                                "same_baseline_binary": True}
+    if "product_dir" not in plan:
+        defaults["product_dir"], defaults["tested_head"] = product_repo(tmp / "product")
     defaults.update(plan)
     return RunPlan(registry, candidate, baseline, tmp / out, adapter or ScriptAdapter(),
                    {"candidate": bound, "baseline": bound}, **defaults)

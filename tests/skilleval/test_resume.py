@@ -8,7 +8,6 @@ import json
 import pytest
 
 from evalkit.contracts.skilleval import (
-    WAIVER_REQUIRED_CHECKS,
     CaseAnswer,
     SkillEvalAnswers,
     SkillEvalReport,
@@ -19,10 +18,10 @@ from evalkit.contracts.skilleval import (
 from evalkit.errors import InputError
 from evalkit.skilleval import bind_all, build_report, render_report, resume, run_stage
 
-from .arms_world import world, write_tool
+from .arms_world import GIT, world, write_tool
 
 EXE = hashlib.sha256(b"tool").hexdigest()
-GATES = sorted(WAIVER_REQUIRED_CHECKS)
+GATES = ["command", "cross-platform", "lifecycle", "machine-api", "parity", "security"]  # as written, not imported
 
 
 def arm(outcome="pass", grade=None):
@@ -211,7 +210,8 @@ BROKEN_TOOL = "import sys\nprint('the prior release cannot start here', file=sys
 def test_missing_baseline_arms_waived_end_to_end(tmp_path):
     plan = world(tmp_path, gates=GATES)
     broken = write_tool(tmp_path / "old-bin", "notekeep", BROKEN_TOOL)
-    plan.executables["baseline"] = bind_all(plan.registry.policy.programs(), {"notekeep": str(broken)})
+    plan.executables["baseline"] = bind_all(plan.registry.policy.programs(), {"notekeep": str(broken), "git": GIT})
+    plan.same_baseline_binary = False
     lines: list[str] = []
     stage_dir = run_stage(plan, lines.append).parent
     assert lines[2].startswith("jot-committed baseline: missing (adapter error: sandbox tool init: notekeep init "

@@ -6,7 +6,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 
 import pytest
 
@@ -17,7 +16,7 @@ from evalkit.skilleval import arm_evidence, bind, read_stage, run_stage
 from evalkit.skilleval.adapters import CommandAdapter, ScriptAdapter
 from evalkit.skilleval.facts import render_receipt
 
-from .arms_world import case_doc, world, write_tool
+from .arms_world import GIT, TOOL, case_doc, git, world, write_skills, write_tool
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +33,10 @@ def staged(tmp_path_factory):
 def test_every_required_arm_runs_once_with_one_progress_line_each(staged):
     tmp, plan, path, lines = staged
     assert lines == [
-        "deterministic checks: pass (registry, skill-lint; 0 lint problem(s))",
+        "deterministic checks: pass (cross-platform, lifecycle, machine-api, registry, security, skill-lint; "
+        "0 lint problem(s)); command not run: the policy has no command table for git-command, notekeep-command "
+        "(operations.<operation>.commands); parity not run: no --mirror given: nothing to compare the candidate "
+        "skills with",
         "jot-committed candidate: pass, grade pass, 5 commands",
         "jot-committed baseline: pass, grade pass, 5 commands",
         "jot-local candidate: pass, grade pass, 5 commands",
@@ -258,15 +260,19 @@ def test_cli_run_and_resume(tmp_path, capsys):
     args = ["skill-eval", "run", str(plan.registry.root), "--candidate", str(plan.candidate_dir),
             "--baseline", str(plan.baseline_dir), "--adapter", "script", "--out", str(tmp_path / "cli-stage"),
             "--bin", f"notekeep={tool}", "--generated-at", "2026-01-31T12:00:00Z", "--session-id", "cli-test",
-            "--tested-head", "b" * 40, "--gate", "parity"]
-    assert main(args) == 0
+            "--tested-head", plan.tested_head, "--product", str(plan.product_dir), "--bin", f"git={GIT}",
+            "--same-baseline-bin"]
+    assert main([*args, "--gate", "parity"]) == 1
+    assert "--gate parity: needs --mirror DIR" in capsys.readouterr().err
+    assert main([*args, "--mirror", str(plan.candidate_dir)]) == 0
     out, err = capsys.readouterr()
     assert "stopped for human review: evalkit skill-eval worksheet" in out
     assert f"candidate: notekeep bound to {tool} (sha256 " in err
-    assert "candidate: git bound to " in err and "found on PATH" in err
+    assert "candidate: git bound to " in err and "PATH" not in err
     assert sum(line.endswith("5 commands") for line in err.splitlines()) == 6
     stage = SkillEvalStage.model_validate_json((tmp_path / "cli-stage" / "stage.json").read_text())
-    assert stage.report.deterministic_checks.evidence == ["parity", "registry", "skill-lint"]
+    assert stage.report.deterministic_checks.evidence == [
+        "cross-platform", "lifecycle", "machine-api", "parity", "registry", "security", "skill-lint"]
     answers = {"schema_version": 1, "human_review": "Looked at every arm.", "cases": [
         {"case_id": c.case_id, "human_review": "Fine.",
          "comparison": "same" if c.baseline_required else "candidate-only"} for c in stage.report.cases]}
@@ -287,7 +293,8 @@ def test_cli_command_adapter(tmp_path, capsys):
     agent = write_tool(tmp_path / "agentbin", "agent", AGENT)
     base = ["skill-eval", "run", str(plan.registry.root), "--candidate", str(plan.candidate_dir),
             "--baseline", str(plan.baseline_dir), "--adapter", "command",
-            "--bin", f"notekeep={plan.executables['candidate']['notekeep'].path}", "--tested-head", "c" * 40]
+            "--bin", f"notekeep={plan.executables['candidate']['notekeep'].path}", "--bin", f"git={GIT}",
+            "--tested-head", plan.tested_head, "--product", str(plan.product_dir)]
     assert main([*base, "--out", str(tmp_path / "s1")]) == 1
     assert "--adapter command needs --agent-command" in capsys.readouterr().err
     assert main([*base, "--out", str(tmp_path / "s2"), "--agent-command", f"{agent} {{prompt}} {{sandbox}}",
@@ -321,7 +328,8 @@ def test_lint_problems_fail_the_deterministic_checks(tmp_path):
     stage = read_stage(run_stage(plan, lines.append).parent)
     assert any("references/missing.md" in line for line in lines if line.startswith("skill lint: "))
     assert any("curl" in line for line in lines if line.startswith("skill lint: "))
-    assert lines[2] == "deterministic checks: fail (registry, skill-lint; 2 lint problem(s))"
+    assert lines[2].startswith("deterministic checks: fail (cross-platform, lifecycle, machine-api, registry, "
+                               "security, skill-lint; 2 lint problem(s))")
     assert stage.report.deterministic_checks.outcome == "fail"
     assert stage.report.outcome == "fail"  # failed checks beat everything, before any review
 
@@ -341,19 +349,96 @@ def test_product_head_comes_from_git_when_not_given(tmp_path):
     (product / "main.c").write_text("int main(void) { return 0; }\n")
     plan = world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")], tested_head=None,
                  product_dir=product)
-    with pytest.raises(InputError, match="give --tested-head"):
+    with pytest.raises(InputError, match="not in a Git worktree with a commit"):
         run_stage(plan)
     assert not plan.out.exists()  # refused before anything was written
-    git = str(plan.executables["candidate"]["git"].path)
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
-           "HOME": str(tmp_path), "PATH": os.environ["PATH"]}
-    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "product"]):
-        subprocess.run([git, *argv], cwd=product, env=env, check=True)
-    head = subprocess.run([git, "rev-parse", "HEAD"], cwd=product, env=env, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    for argv in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "product"]):
+        git(product, *argv)
     stage = read_stage(run_stage(plan).parent)
-    assert stage.report.tested_head == head
+    assert stage.report.tested_head == git(product, "rev-parse", "HEAD")
+    assert stage.report.release.provenance_verified
     # the product digest leaves Git's own state out
     shutil.rmtree(product / ".git")
     from evalkit.skilleval import DOMAINS, tree_digest
     assert stage.report.product_sha256 == tree_digest(product, DOMAINS["product"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("spoil", "rule"), [
+    (lambda product, head: (product / "main.c").write_text("changed\n"), "the worktree is not clean: 1 changed"),
+    (lambda product, head: (product / "new.txt").write_text("new\n"), "first 'new.txt'"),
+    (lambda product, head: git(product, "checkout", "-q", "--detach"), "HEAD is detached"),
+    (lambda product, head: None, "--tested-head 0000000000000000000000000000000000000000 is not the product's HEAD"),
+])
+def test_the_product_must_be_a_clean_attached_head_equal_to_the_tested_head(tmp_path, spoil, rule):
+    plan = world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")])
+    spoil(plan.product_dir, plan.tested_head)
+    if "tested-head" in rule:
+        plan.tested_head = "0" * 40
+    with pytest.raises(InputError, match="provenance: the candidate must come from a clean, attached HEAD") as caught:
+        run_stage(plan)
+    assert rule in caught.value.message and caught.value.file == str(plan.product_dir)
+    assert not plan.out.exists()
+    plan.allow_dirty = True  # runs, but the report says the provenance was not verified
+    lines: list[str] = []
+    stage = read_stage(run_stage(plan, lines.append).parent)
+    assert not stage.report.release.provenance_verified
+    assert any(line.startswith("provenance not verified (--allow-dirty): ") and rule in line for line in lines)
+
+
+@pytest.mark.slow
+def test_the_baseline_arm_needs_the_prior_release_binary_unless_declared_identical(tmp_path):
+    plan = world(tmp_path, same_baseline_binary=False)
+    with pytest.raises(InputError, match=r"--baseline-bin: the baseline arm would run the candidate's notekeep"):
+        run_stage(plan)
+    prior = write_tool(tmp_path / "prior", "notekeep", "# the prior release\n" + TOOL)
+    plan.executables["baseline"] = {**plan.executables["baseline"], "notekeep": bind("notekeep", str(prior))}
+    stage = read_stage(run_stage(plan).parent)
+    assert stage.report.release.baseline_executable == "distinct"
+    assert stage.report.baseline_executable_sha256 != stage.report.candidate_executable_sha256
+    plan.same_baseline_binary, plan.out = True, tmp_path / "stage2"
+    with pytest.raises(InputError, match="--same-baseline-bin: the baseline's notekeep is not the candidate's"):
+        run_stage(plan)
+
+
+def test_no_program_is_looked_up_on_path(tmp_path, monkeypatch, capsys):
+    plan = world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")])
+    impostor = write_tool(tmp_path / "impostor", "notekeep", "import sys; sys.exit(0)\n")
+    monkeypatch.setenv("PATH", f"{impostor.parent}{os.pathsep}{os.environ['PATH']}")
+    args = ["skill-eval", "run", str(plan.registry.root), "--candidate", str(plan.candidate_dir), "--baseline",
+            str(plan.baseline_dir), "--adapter", "script", "--out", str(tmp_path / "s"), "--bin", f"git={GIT}"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "no file given for notekeep; evalkit never looks a program up on PATH" in err
+    assert str(impostor) not in err and not (tmp_path / "s").exists()
+    with pytest.raises(InputError, match="never looks a program up on PATH"):
+        bind("notekeep", None)
+
+
+@pytest.mark.slow
+def test_a_skill_without_cases_is_refused_or_makes_the_outcome_incomplete(tmp_path, capsys):
+    plan = world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")])
+    write_skills(plan.candidate_dir, "v2", ["notes-export"])
+    with pytest.raises(InputError, match=r"coverage: skill\(s\) notes-export have no cases"):
+        run_stage(plan)
+    plan.allow_uncovered = True
+    stage = read_stage(run_stage(plan).parent)
+    assert stage.report.release.uncovered_skills == ["notes-export"]
+    answers = {"schema_version": 1, "human_review": "Looked at every arm.", "cases": [
+        {"case_id": c.case_id, "human_review": "Fine.", "comparison": "candidate-only"} for c in stage.report.cases]}
+    (tmp_path / "answers.json").write_text(json.dumps(answers))
+    assert main(["skill-eval", "resume", str(plan.out), "--answers", str(tmp_path / "answers.json"),
+                 "--out", str(tmp_path / "report.json")]) == 3
+    assert "report: outcome incomplete (2 cases: 2 candidate-only)" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_git_command_that_changes_the_status_fails_git_worktree_clean(tmp_path):
+    actions = [{"id": "add-a-note", "operation": "notekeep-command", "command": ["notekeep", "add", "x", "--json"]},
+               {"id": "inspect-status", "operation": "git-command",
+                "command": ["git", "rm", "--cached", "--quiet", "README.md"]}]
+    plan = world(tmp_path, [case_doc("tally", m, actions=actions) for m in ("committed", "local")])
+    lines: list[str] = []
+    stage = read_stage(run_stage(plan, lines.append).parent)
+    assert lines[1] == "tally-committed candidate: fail, grade fail, 4 commands; failed: inspect-status holds"
+    assert stage.report.cases[0].candidate.deterministic_grade == "fail"

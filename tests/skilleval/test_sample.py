@@ -17,6 +17,9 @@ from evalkit.contract_files import read_model
 from evalkit.contracts.skilleval import SkillEvalAnswers, SkillEvalReport
 from evalkit.skilleval import load_registry, tree_digest
 
+from .arms_world import GIT
+from .arms_world import git as arms_git
+
 SAMPLE = Path(__file__).resolve().parents[2] / "data" / "skilleval"
 TOOL = SAMPLE / "tool" / "tasknote"
 REGISTRY = SAMPLE / "registry"
@@ -30,6 +33,23 @@ def tasknote(cwd: Path, *args: str) -> tuple[int, dict]:
 
 def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+
+def product_args(tmp_path: Path, *, same_baseline: bool = True) -> list[str]:
+    """What a run of the sample needs besides its folders: the tool taken from a clean product checkout (a
+    repository holding the sample's tool, one commit on main), git, the product and its HEAD."""
+    product = tmp_path / "product"
+    (product / "tool").mkdir(parents=True)
+    shutil.copy2(TOOL, product / "tool" / "tasknote")
+    head = product_head(product)
+    return ["--bin", f"tasknote={product / 'tool' / 'tasknote'}", "--bin", f"git={GIT}", "--product", str(product),
+            "--tested-head", head, *(["--same-baseline-bin"] if same_baseline else [])]
+
+
+def product_head(product: Path) -> str:
+    for args in (("init", "-q", "-b", "main"), ("add", "-A"), ("commit", "-q", "-m", "tasknote 0.2.0")):
+        arms_git(product, *args)
+    return arms_git(product, "rev-parse", "HEAD")
 
 
 @pytest.fixture
@@ -118,8 +138,8 @@ def test_the_chain_runs_to_a_passing_report(tmp_path, capsys):
     stage, out = tmp_path / "stage", tmp_path / "out"
     assert main(["skill-eval", "run", str(REGISTRY), "--candidate", str(SAMPLE / "skills" / "candidate"),
                  "--baseline", str(SAMPLE / "skills" / "baseline"), "--adapter", "script",
-                 "--bin", f"tasknote={TOOL}", "--out", str(stage), "--session-id", "sample-release-0-2",
-                 "--generated-at", "2026-11-30T09:00:00Z", "--tested-head", "0" * 40]) == 0
+                 "--out", str(stage), "--session-id", "sample-release-0-2",
+                 "--generated-at", "2026-11-30T09:00:00Z", *product_args(tmp_path)]) == 0
     assert main(["skill-eval", "worksheet", str(stage), "--out", str(out / "worksheet.html")]) == 0
     assert main(["skill-eval", "resume", str(stage), "--answers", str(SAMPLE / "answers.json"),
                  "--out", str(out / "report.json")]) == 0
@@ -143,12 +163,14 @@ def test_a_baseline_tool_that_cannot_start_leaves_the_paired_cases_inconclusive(
     broken = tmp_path / "tasknote-0.1"
     broken.write_text("#!/bin/sh\necho '{\"error\": \"cannot start\"}'\nexit 2\n", encoding="utf-8")
     broken.chmod(0o755)
+    mirror = shutil.copytree(SAMPLE / "skills" / "candidate", tmp_path / "mirror")  # the committed copy
     stage, out = tmp_path / "stage", tmp_path / "out"
     assert main(["skill-eval", "run", str(REGISTRY), "--candidate", str(SAMPLE / "skills" / "candidate"),
                  "--baseline", str(SAMPLE / "skills" / "baseline"), "--adapter", "script",
-                 "--bin", f"tasknote={TOOL}", "--baseline-bin", f"tasknote={broken}", "--out", str(stage),
+                 "--baseline-bin", f"tasknote={broken}", "--out", str(stage),
                  "--session-id", "broken-baseline", "--generated-at", "2026-11-30T09:00:00Z",
-                 "--tested-head", "0" * 40, *[f"--gate={gate}" for gate in GATES]]) == 0
+                 "--mirror", str(mirror), *product_args(tmp_path, same_baseline=False),
+                 *[f"--gate={gate}" for gate in GATES]]) == 0
     assert main(["skill-eval", "worksheet", str(stage), "--out", str(out / "worksheet.html")]) == 0
     page = (out / "worksheet.html").read_text(encoding="utf-8")
     start = page.index('id="case-notes-capture-local"')
@@ -167,7 +189,7 @@ def test_a_baseline_tool_that_cannot_start_leaves_the_paired_cases_inconclusive(
             answer["comparison"] = "inconclusive"
     (out / "answers.json").write_text(json.dumps(recorded), encoding="utf-8")
     assert main(["skill-eval", "resume", str(stage), "--answers", str(out / "answers.json"),
-                 "--out", str(out / "report.json")]) == 0
+                 "--out", str(out / "report.json")]) == 3
     report = read_model(out / "report.json", SkillEvalReport)
     assert report.outcome == "incomplete"
     assert [c.baseline for c in report.cases if c.baseline_required] == [None, None]
@@ -196,9 +218,9 @@ def test_the_stand_in_agent_follows_each_arms_skill_through_the_command_adapter(
     stage = tmp_path / "stage"
     assert main(["skill-eval", "run", str(REGISTRY), "--candidate", str(SAMPLE / "skills" / "candidate"),
                  "--baseline", str(SAMPLE / "skills" / "baseline"), "--adapter", "command",
-                 "--agent-command", f"{agent} {{prompt}}", "--bin", f"tasknote={TOOL}", "--out", str(stage),
+                 "--agent-command", f"{agent} {{prompt}}", "--out", str(stage),
                  "--session-id", "stand-in-agent", "--generated-at", "2026-11-30T09:00:00Z",
-                 "--tested-head", "0" * 40]) == 0
+                 *product_args(tmp_path)]) == 0
     raw = stage / "raw" / "notes-capture-local"
     candidate = (raw / "candidate" / "transcript.txt").read_text(encoding="utf-8")
     baseline = (raw / "baseline" / "transcript.txt").read_text(encoding="utf-8")
@@ -216,15 +238,16 @@ def test_the_stand_in_agent_follows_each_arms_skill_through_the_command_adapter(
 
 
 @pytest.mark.slow
-def test_the_worksheet_shows_only_skill_copies_that_still_match_the_sealed_digest(tmp_path):
+def test_a_file_changed_in_a_sandbox_after_the_run_is_refused_by_name(tmp_path, capsys):
     stage = tmp_path / "stage"
     assert main(["skill-eval", "run", str(REGISTRY), "--candidate", str(SAMPLE / "skills" / "candidate"),
                  "--baseline", str(SAMPLE / "skills" / "baseline"), "--adapter", "script",
-                 "--bin", f"tasknote={TOOL}", "--out", str(stage), "--tested-head", "0" * 40]) == 0
+                 "--out", str(stage), *product_args(tmp_path)]) == 0
     installed = stage / "raw" / "notes-capture-local" / "baseline" / "sandbox" / ".agents" / "skills" / "notes-capture"
     (installed / "SKILL.md").write_text("---\nname: notes-capture\n---\nrewritten after the run\n", encoding="utf-8")
-    assert main(["skill-eval", "worksheet", str(stage), "--out", str(tmp_path / "worksheet.html")]) == 0
-    page = (tmp_path / "worksheet.html").read_text(encoding="utf-8")
-    assert "rewritten after the run" not in page
-    assert page.count("no longer matches the skill_sha256 the stage sealed") == 1
-    assert page.count("Find out where notes live before writing anything") == 2  # both candidate capture arms
+    capsys.readouterr()
+    assert main(["skill-eval", "worksheet", str(stage), "--out", str(tmp_path / "worksheet.html")]) == 1
+    err = capsys.readouterr().err
+    assert "raw evidence in raw/notes-capture-local/baseline changed since the stage was sealed " \
+           "(sandbox/.agents/skills/notes-capture/SKILL.md changed); refusing to resume" in err
+    assert not (tmp_path / "worksheet.html").exists()

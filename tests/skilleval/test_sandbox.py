@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from evalkit.errors import InputError
+from evalkit.errors import InputError, RegistryInvalid
 from evalkit.skilleval import bind, read_stage, run_stage
 from evalkit.skilleval.executables import parse_bindings, run_bound, scrubbed_env
 from evalkit.skilleval.sandbox import check_argv_paths, check_relative, copy_fixture, plant
@@ -78,16 +78,25 @@ def _one_case(tmp_path, actions, **plan):
     return world(tmp_path, [case_doc("tally", m, actions=actions) for m in ("committed", "local")], **plan)
 
 
-def test_shell_metacharacters_stay_literal_arguments(tmp_path):
+def test_shell_metacharacters_are_refused_in_cases_and_stay_literal_when_run(tmp_path):
     literal = ["a; touch pwned", "$(touch pwned2)", "`id`", "x | tee pwned3", "*", "&&", ">pwned4"]
     actions = [{"id": "echo-arguments", "operation": "notekeep-command",
                 "command": ["notekeep", "echo", *literal, "--json"]}]
-    plan = _one_case(tmp_path, actions)
-    stage = read_stage(run_stage(plan).parent)
-    assert stage.report.cases[0].candidate.deterministic_grade == "pass"
-    raw = plan.out / "raw" / "tally-committed" / "candidate"
-    assert json.loads((raw / "commands" / "03-echo-arguments.stdout").read_text()) == {"args": literal}
-    assert not [p for p in (raw / "sandbox").iterdir() if p.name.startswith("pwned")]
+    with pytest.raises(RegistryInvalid) as caught:
+        _one_case(tmp_path, actions)
+    found = [p.render() for p in caught.value.problems if "tally-committed" in (p.file or "")]
+    assert len(found) == 6  # every argument but '*', each named by its index
+    assert found[0].endswith("case.json: scenario.actions[0].command: security gate: argument 2 'a; touch pwned' "
+                             "holds a shell metacharacter; commands run as argv without a shell, so write one "
+                             "command per step")
+    # and a command that holds them anyway (an agent's) is still run without a shell
+    tool = bind("notekeep", str(write_tool(tmp_path / "bin")))
+    work = tmp_path / "work"
+    work.mkdir()
+    result = run_bound(tool, ["notekeep", "echo", *literal, "--json"], cwd=work, env=scrubbed_env([tool], work),
+                       timeout=20)
+    assert json.loads(result.stdout) == {"args": literal}
+    assert not list(work.iterdir())
 
 
 def test_symlink_out_of_the_sandbox_made_by_a_command_makes_the_arm_missing(tmp_path):
@@ -156,8 +165,8 @@ def test_binding_resolves_symlinks_and_refuses_non_executables(tmp_path):
     (tmp_path / "plain.txt").write_text("x")
     with pytest.raises(InputError, match="not an executable regular file"):
         bind("plain", str(tmp_path / "plain.txt"))
-    with pytest.raises(InputError, match="not on PATH"):
-        bind("no-such-program-anywhere")
+    with pytest.raises(InputError, match="evalkit never looks a program up on PATH"):
+        bind("no-such-program-anywhere", None)
     with pytest.raises(InputError, match="expected NAME=PATH"):
         parse_bindings(["notekeep"])
     with pytest.raises(InputError, match="given twice"):

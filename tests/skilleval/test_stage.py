@@ -78,9 +78,14 @@ def test_missing_raw_folder_is_refused(stage):
     _refused(stage, "the raw evidence folder raw/tally-local/candidate is missing")
 
 
-def test_the_sandbox_is_not_evidence(stage):
-    (stage / "raw" / "jot-local" / "candidate" / "sandbox" / "scratch.txt").write_text("a reviewer poked around\n")
+def test_the_sandbox_is_evidence_but_for_gits_stat_cache(stage):
+    sandbox = stage / "raw" / "jot-local" / "candidate" / "sandbox"
+    (sandbox / ".git" / "index").touch()  # inode numbers and times: left out of the digest
     read_stage(stage)
+    (sandbox / "scratch.txt").write_text("a reviewer poked around\n")
+    with pytest.raises(InputError, match=r"raw evidence in raw/jot-local/candidate changed since the stage was "
+                                         r"sealed \(sandbox/scratch.txt added\)"):
+        read_stage(stage)
 
 
 def _stage_json(stage):

@@ -14,6 +14,7 @@ from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
 from evalkit.skilleval.worksheet import render_worksheet
 
+from .test_sample import product_args
 from .worksheet_stage import REGISTRY, evidence_for, make_stage, sample_cases, sample_policy
 
 pytestmark = pytest.mark.slow
@@ -123,9 +124,8 @@ def test_a_real_run_reviewed_in_the_browser_resumes_to_the_recorded_report(offli
     stage = tmp_path / "stage"
     assert main(["skill-eval", "run", str(REGISTRY), "--candidate", str(sample / "skills" / "candidate"),
                  "--baseline", str(sample / "skills" / "baseline"), "--adapter", "script",
-                 "--bin", f"tasknote={sample / 'tool' / 'tasknote'}", "--out", str(stage),
-                 "--session-id", "sample-release-0-2", "--generated-at", "2026-11-30T09:00:00Z",
-                 "--tested-head", "0" * 40]) == 0
+                 "--out", str(stage), "--session-id", "sample-release-0-2",
+                 "--generated-at", "2026-11-30T09:00:00Z", *product_args(tmp_path)]) == 0
     assert main(["skill-eval", "worksheet", str(stage), "--out", str(tmp_path / "worksheet.html")]) == 0
     recorded = read_model(sample / "answers.json", SkillEvalAnswers)
 
