@@ -163,13 +163,16 @@ def rate_rows(card: Scorecard) -> list[dict[str, Any]]:
 
 
 def variance_frame(stability: RepeatStability) -> pl.DataFrame:
-    """One row per case and criterion over its repeats: pass, fail, undecided, variance, flipped."""
+    """One row per case and criterion over its repeats: pass, fail, undecided (uncertain, errored, missing),
+    variance, flipped, and steady (no flip beyond the threshold and no undecided repeat)."""
     return pl.DataFrame([{"case": c.case_id, "criterion": c.criterion_id, "repeats": c.repeats,
-                          "pass": c.passed, "fail": c.failed, "undecided": c.undecided,
-                          "variance": c.variance, "flipped": bool(c.spread)} for c in stability.cells],
+                          "pass": c.passed, "fail": c.failed, "undecided": c.undecided, "uncertain": c.uncertain,
+                          "errored": c.errored, "missing": c.missing, "variance": c.variance,
+                          "flipped": bool(c.spread), "steady": stability.steady(c)} for c in stability.cells],
                         schema={"case": pl.String, "criterion": pl.String, "repeats": pl.Int64, "pass": pl.Int64,
-                                "fail": pl.Int64, "undecided": pl.Int64, "variance": pl.Float64,
-                                "flipped": pl.Boolean})
+                                "fail": pl.Int64, "undecided": pl.Int64, "uncertain": pl.Int64, "errored": pl.Int64,
+                                "missing": pl.Int64, "variance": pl.Float64, "flipped": pl.Boolean,
+                                "steady": pl.Boolean})
 
 
 def decision_frame(checks: list[DecisionCheck]) -> pl.DataFrame:
