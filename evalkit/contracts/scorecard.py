@@ -1,9 +1,9 @@
 """A scorecard: the run's gate verdict from the eval matrix, per component and per criterion.
 
 A component fails when a CRIT or HIGH criterion failed on any trace; it is incomplete when none failed
-but a CRIT or HIGH criterion was uncertain, errored or missing somewhere; otherwise it passes. Skipped
-criteria never fail a component; a skip rate of at least 0.5 is a warning. The run verdict is the worst
-component verdict (fail > incomplete > pass).
+but a CRIT or HIGH criterion was uncertain, errored, missing or skipped somewhere; otherwise it passes.
+Skipped criteria never fail a component; a skip rate of at least 0.5 is a warning. The run verdict is the
+worst component verdict (fail > incomplete > pass).
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ def test_eval_run_writes_the_folder_gates_and_reruns_byte_identically(shop, tmp_
     assert crit["counts"]["passed"] == 2 and crit["counts"]["failed"] == 1
     assert [t.endswith("-r1") for t in crit["failingTraces"]] == [True]
     polite = by_id["C2"]["criteria"][0]
-    assert polite["counts"]["skipped"] == 3 and by_id["C2"]["verdict"] == "pass"
+    assert polite["counts"]["skipped"] == 3 and by_id["C2"]["verdict"] == "incomplete"   # nobody judged it
+    assert by_id["C2"]["reasons"] == [f"{polite['severity']} polite 3 skipped"]
     assert "1 judge criteria skipped: no judge spec in subject" in card["warnings"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["runs"] == {"ok": 3, "error": 0, "timeout": 0} and manifest["judge"] is None
@@ -70,6 +71,23 @@ def test_judge_criteria_are_judged_in_one_batch_with_the_subjects_specs(shop, tm
     again = ScriptedProvider(script)                      # the journal answers a rerun: no new calls
     eval_subject(subject, tmp_path / "eval", concurrency=3, provider=again)
     assert again.calls == []
+
+
+def test_an_uncertain_repeat_is_named_on_the_card_as_unsteady(shop, tmp_path):
+    subject = with_judge_spec(shop)
+
+    def script(messages, schema, index):
+        ref = {"obs": "respond", "path": "name", "value": "respond"}
+        if "typo" in messages[1]["content"] and "-r2\n" in messages[1]["content"]:   # the typo case's 2nd repeat
+            return json.dumps({"critique": "Cannot tell.", "refs": [ref], "assumptions": [], "result": "uncertain",
+                               "confidence": 0.2, "blockedBy": {"kind": "scope", "text": "tone unclear"}})
+        return json.dumps({"critique": "Read the reply.", "refs": [ref], "assumptions": [], "result": "pass",
+                           "confidence": 0.9, "blockedBy": None})
+
+    run = eval_subject(subject, tmp_path / "eval", repeats=2, concurrency=3, provider=ScriptedProvider(script))
+    [warning] = [w for w in run.scorecard.warnings if w.startswith("repeats not stable")]
+    assert "1 (case, criterion) pair(s)" in warning and "polite: 1 pass, 1 uncertain of 2 repeats" in warning
+    assert "| warn: repeats not stable: 1 (case, criterion) pair(s)" in (tmp_path / "eval" / "card.txt").read_text()
 
 
 def test_scorecard_command_writes_and_shows_the_card(shop, tmp_path, capsys):

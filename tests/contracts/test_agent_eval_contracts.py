@@ -320,7 +320,7 @@ def test_loop_budget_defaults() -> None:
     ) == (6, 1_800_000, 2)
     assert budget.to_json_obj() == {}
     assert LoopBudget.model_validate({"maxSwings": 3}).to_json_obj() == {"maxSwings": 3}
-    assert STOP_REASONS == ("full-green", "max-swings", "max-wallclock", "no-improvement-streak")
+    assert STOP_REASONS == ("full-green", "incomplete-evidence", "max-swings", "max-wallclock", "no-improvement-streak")
 
 
 @pytest.mark.parametrize("field", ["maxSwings", "maxWallclockMs", "noImprovementStreakLimit"])
