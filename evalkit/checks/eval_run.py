@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.checks.batch_judge import BatchJudged, batch_judge
+from evalkit.checks.judges import read_judges, with_judges
 from evalkit.checks.router import Judge, Outcome, RoutedCriterion, decide, route
 from evalkit.checks.run import write_scorecard
 from evalkit.checks.scorecard import build_scorecard, tally_outcomes
@@ -168,6 +169,9 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
     card = build_scorecard(routed, tally_outcomes(routed, outcomes), subject=subject.name,
                            matrix_version=matrix.version, generated_at=generated_at or NOT_RECORDED,
                            trace_count=len(traces), calibrations=calibrations)
+    if judged is not None:
+        card = with_judges(card, read_judges(judged.verdicts_path),
+                           "no run records beside judge/verdicts.jsonl")
     card = card.model_copy(update={"warnings": [*card.warnings, *_run_warnings(ran.counts(), routed,
                                                                                     judged, skip_note),
                                                 *_stability_warnings(outcomes, traces, repeats)]})
