@@ -24,6 +24,12 @@ def normalize(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def normalize_exact(text: str) -> str:
+    """Whitespace collapsed to single spaces and trimmed, case kept: the seed's "whitespace-normalised exact"
+    match of a cited value (and how a page's text is compared with a computed value)."""
+    return " ".join(text.split())
+
+
 def parse_path(path: str) -> list[str | int]:
     """``a.b[2].c`` as ``["a", "b", 2, "c"]``; an empty path (or ``.``) is the root.
 
@@ -82,3 +88,10 @@ def contains(value: Any, cited: str) -> bool:
     """Whether ``cited`` (normalised) is contained in ``value`` (serialized and normalised)."""
     needle = normalize(cited)
     return any(needle in normalize(text) for text in _texts(value))
+
+
+def contains_exact(value: Any, cited: str) -> bool:
+    """Whether ``cited`` occurs verbatim in ``value`` (serialized), whitespace collapsed on both sides and
+    case kept: how a verdict's ref is re-resolved (``'Refund req'`` is not in ``"refund request"``)."""
+    needle = normalize_exact(cited)
+    return any(needle in normalize_exact(text) for text in _texts(value))
