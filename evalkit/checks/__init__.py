@@ -67,6 +67,8 @@ from evalkit.checks.tree import (
     compare_tree,
     decision_summary,
 )
+from evalkit.checks.tree_check import NodeCheck, TreeCheck, check_tree, render_tree_check
+from evalkit.checks.ui_slots import MissingSlot, UiSlotCheck, check_ui_slots, page_text
 from evalkit.checks.variance import (
     DEFAULT_MAX_VARIANCE,
     CaseSpread,
@@ -94,6 +96,14 @@ if TYPE_CHECKING:
     from evalkit.checks.tree_drawing import draw_tree, tree_graph
 
 __all__ = [
+    "MissingSlot",
+    "NodeCheck",
+    "TreeCheck",
+    "UiSlotCheck",
+    "check_tree",
+    "check_ui_slots",
+    "page_text",
+    "render_tree_check",
     "DEFAULT_MAX_VARIANCE",
     "FORMATS",
     "GATING_SEVERITIES",

@@ -155,7 +155,7 @@ UI_SLOTS_MISSING_EXIT = 3
 
 
 def _cmd_ui_slots(args: argparse.Namespace) -> int:
-    from evalkit.checks.ui_slots import check_ui_slots
+    from evalkit.checks import check_ui_slots
     from evalkit.contract_files import read_model
     from evalkit.contracts.flow import ExpectedFlow
     from evalkit.traces import iter_traces

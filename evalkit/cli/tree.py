@@ -17,7 +17,7 @@ GATE_EXIT = 3
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from evalkit.checks.tree_check import check_tree, render_tree_check
+    from evalkit.checks import check_tree, render_tree_check
     from evalkit.contract_files import read_model
     from evalkit.contracts.behavior_tree import BehaviorTree
     from evalkit.traces import iter_traces
