@@ -72,6 +72,17 @@ from evalkit.judge.verdict_audit import (
     bias_findings,
     verdict_verbosity,
 )
+from evalkit.judge.verification import (
+    VERIFIER_OUTPUT_SCHEMA,
+    VERIFY_MODES,
+    VerifyPrompt,
+    VerifySummary,
+    verifier_name,
+    verifier_prompt,
+    verify_paths,
+    verify_run,
+    verify_with_llm,
+)
 
 __all__ = [
     "CalibrationReport",
@@ -81,6 +92,15 @@ __all__ = [
     "calibration_story",
     "cover",
     "render_calibration",
+    "VERIFIER_OUTPUT_SCHEMA",
+    "VERIFY_MODES",
+    "VerifyPrompt",
+    "VerifySummary",
+    "verifier_name",
+    "verifier_prompt",
+    "verify_paths",
+    "verify_run",
+    "verify_with_llm",
     "CriterionVerbosity",
     "agent_model",
     "answer_lengths",
