@@ -82,6 +82,9 @@ class FewShotExample(CamelContract):
     label: Literal["pass", "fail"]
     critique: NonEmptyStr
     refs: list[Ref] | None = None
+    borderline: bool | None = Field(default=None, strict=True)
+    """A borderline case (the seed: one clear pass, one clear fail and one borderline example, the borderline
+    teaching the most nuance); an example not marked is a clear one."""
 
 
 class ObservationSelection(CamelContract):

@@ -63,7 +63,7 @@ from evalkit.judge.run_loop import RunLoop
 from evalkit.judge.run_outputs import FinishedItems, sidecar_paths
 from evalkit.judge.run_report import judge_run_table, runs_path_of
 from evalkit.judge.runner import JudgeRunSummary, run_coroutine, run_judge, run_prompts
-from evalkit.judge.spec import read_judge_specs
+from evalkit.judge.spec import example_gaps, example_warning, read_judge_specs
 from evalkit.judge.verdict_audit import (
     CriterionVerbosity,
     agent_model,
@@ -92,6 +92,8 @@ __all__ = [
     "calibration_story",
     "cover",
     "render_calibration",
+    "example_gaps",
+    "example_warning",
     "VERIFIER_OUTPUT_SCHEMA",
     "VERIFY_MODES",
     "VerifyPrompt",

@@ -81,7 +81,7 @@ def parse_output(text: str) -> dict[str, Any]:
     if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
         body = body[3:-3].removeprefix("json").strip()
     try:
-        return parse_judge_output(body).to_json_obj()
+        return parse_judge_output(body).model_dump(mode="json", by_alias=True)  # every field, left-out ones too
     except InputError as exc:
         raise ValueError(f"does not fit the schema: {exc.render()}") from None
 

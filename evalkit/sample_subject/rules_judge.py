@@ -80,7 +80,8 @@ def judge_policy(parts: list[Shown]) -> str:
     answer = str(trace.fields.get("output", ""))
     sentence = policy_sentence(answer)
     if sentence is None:
-        head = answer.split("\n")[0][:80] or answer[:80]
+        line = answer.split("\n")[0] or answer
+        head = line if len(line) <= 80 else line[:80].rsplit(" ", 1)[0]  # whole words: refs match exactly
         return _reply("The reply states no policy ('Per our policy, ...'), so there is nothing to ground.",
                       [{"obs": trace.obs, "path": "output", "value": head}], "pass")
     claim = sentence[len("Per our policy, "):].rstrip(".")

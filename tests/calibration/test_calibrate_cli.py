@@ -215,3 +215,15 @@ def test_one_human_fail_on_test_never_validates_a_judge_and_says_how_many_fails_
     assert validation["status"] == "unvalidated" and validation["minPerClass"] == 20
     assert validation["shortfalls"] == ["only 1 human fails on test (need at least 20 of each class: 19 more test "
                                         "label(s) of fail, judged pass or fail)"]
+
+
+def test_the_status_warns_when_the_judge_spec_lacks_the_seeds_examples(files, tmp_path, capsys):
+    labels, verdicts = files
+    spec = tmp_path / "judge.yaml"
+    spec.write_text("id: c1\ncriterion: c\npass: p\nfail: f\nexamples:\n"
+                    "- {trace: p0, label: pass, critique: fine}\n- {trace: f0, label: fail, critique: bad}\n")
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--spec", str(spec)]) == 0
+    assert "examples    warning: the judge spec has no borderline example" in capsys.readouterr().out
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--spec", str(spec), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["validation"]["exampleGaps"] == [
+        "no borderline example (borderline: true)"]
