@@ -44,7 +44,8 @@ def bench_matrix() -> EvalMatrix:
     """One component, one deterministic criterion per primitive."""
     criteria = [{"criterionId": primitive, "dimension": "data-correctness", "statement": primitive,
                  "checkMethod": "deterministic-script", "passCondition": primitive, "severity": severity,
-                 "existingCoverage": "none", "check": {"primitive": primitive, "params": params}}
+                 "existingCoverage": "none", "evidenceSource": f"Intended behavior: the {primitive} benchmark.",
+                 "check": {"primitive": primitive, "params": params}}
                 for primitive, severity, params in CHECKS]
     return EvalMatrix.model_validate({"subject": "bench", "version": "v1", "generatedAt": "2026-01-01T00:00:00Z",
                                       "designPrinciples": [], "components": [

@@ -24,6 +24,12 @@ def normalize(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
+def normalize_exact(text: str) -> str:
+    """Whitespace collapsed to single spaces and trimmed, case kept: the seed's "whitespace-normalised exact"
+    match of a cited value (and how a page's text is compared with a computed value)."""
+    return " ".join(text.split())
+
+
 def parse_path(path: str) -> list[str | int]:
     """``a.b[2].c`` as ``["a", "b", 2, "c"]``; an empty path (or ``.``) is the root.
 
@@ -61,7 +67,7 @@ def step_into(value: Any, step: str | int) -> Any:
     return value.get(step, MISSING) if isinstance(value, dict) else MISSING
 
 
-def _texts(value: Any) -> list[str]:
+def texts_of(value: Any) -> list[str]:
     """The serializations a cited value may be found in: the JSON text and every string inside."""
     if isinstance(value, str):
         return [value]
@@ -81,4 +87,26 @@ def _texts(value: Any) -> list[str]:
 def contains(value: Any, cited: str) -> bool:
     """Whether ``cited`` (normalised) is contained in ``value`` (serialized and normalised)."""
     needle = normalize(cited)
-    return any(needle in normalize(text) for text in _texts(value))
+    return any(needle in normalize(text) for text in texts_of(value))
+
+
+def _bounded(haystack: str, needle: str) -> bool:
+    """Whether ``needle`` occurs in ``haystack`` without cutting a word at either end."""
+    start = haystack.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        before = haystack[start - 1] if start else " "
+        after = haystack[end] if end < len(haystack) else " "
+        if not (needle[0].isalnum() and before.isalnum()) and not (needle[-1].isalnum() and after.isalnum()):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
+
+
+def contains_exact(value: Any, cited: str) -> bool:
+    """Whether ``cited`` occurs verbatim in ``value`` (serialized): whitespace collapsed on both sides, case
+    kept, and not cutting a word at either end. How a verdict's ref is re-resolved (the seed's
+    "whitespace-normalized EXACT value match"): ``'Refund req'`` does not resolve against ``"Refund
+    request"`` (it cuts a word), nor ``'refund request'`` (another case)."""
+    needle = normalize_exact(cited)
+    return bool(needle) and any(_bounded(normalize_exact(text), needle) for text in texts_of(value))

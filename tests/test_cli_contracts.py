@@ -685,3 +685,20 @@ def test_console_entry_point_runs(tmp_path: Path) -> None:
     usage = subprocess.run([*cmd, "validate", "--kind", "nope", str(bad)], capture_output=True, text=True,
                            cwd=tmp_path, timeout=120)
     assert usage.returncode == 2
+
+
+def test_a_criterion_without_evidence_source_is_refused_naming_it_and_saying_how_to_add_it(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    matrix = example("eval-matrix")
+    criterion = matrix["components"][0]["criteria"][1]
+    del criterion["evidenceSource"]
+    criterion["criterionId"] = "refund-within-total"
+    f = tmp_path / "eval-matrix.json"
+    f.write_text(json.dumps(matrix), encoding="utf-8")
+    code, out, err = run(capsys, "validate", f)
+    line = assert_problem(code, out, err, str(f), "components[0].criteria[1]",
+                          "criterion refund-within-total has no evidenceSource")
+    assert "add evidenceSource: 'Intended behavior: ...'" in line
+    criterion["evidenceSource"] = "   "
+    f.write_text(json.dumps(matrix), encoding="utf-8")
+    assert run(capsys, "validate", f)[0] == 1                 # blank is no evidence either

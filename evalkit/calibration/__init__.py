@@ -69,7 +69,14 @@ if TYPE_CHECKING:
     from evalkit.calibration.pairing import Pairing, pair_labels, unlabeled_verdicts
     from evalkit.calibration.planning import LabelPlan, expected_width, plan_labels
     from evalkit.calibration.splits import DEFAULT_FRACTIONS, LabelSplits, split_labels
-    from evalkit.calibration.status import GATES, MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
+    from evalkit.calibration.status import (
+        GATES,
+        MIN_LABELS,
+        MIN_PER_CLASS,
+        MIN_RATE,
+        judge_shortfalls,
+        judge_status,
+    )
     from evalkit.calibration.tables import Table, read_table
     from evalkit.errors import TestSetAlreadyMeasured
 
@@ -95,6 +102,7 @@ __all__ = [
     "Appended",
     "METHODS",
     "MIN_LABELS",
+    "MIN_PER_CLASS",
     "MIN_RATE",
     "Confusion",
     "CriterionCalibration",

@@ -21,7 +21,14 @@ from evalkit.calibration.pairing import (
     select_criterion,
     unlabeled_verdicts,
 )
-from evalkit.calibration.status import GATES, MIN_LABELS, MIN_RATE, judge_shortfalls, judge_status
+from evalkit.calibration.status import (
+    GATES,
+    MIN_LABELS,
+    MIN_PER_CLASS,
+    MIN_RATE,
+    judge_shortfalls,
+    judge_status,
+)
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
@@ -75,7 +82,7 @@ class CriterionCalibration:
                               "used": self.rate.n_unlabeled if self.observed_from == "verdicts" else 0,
                               "observedFrom": self.observed_from},
                 "validation": {"status": self.status, "shortfalls": self.shortfalls, "gate": self.gate,
-                               "minRate": MIN_RATE, "minLabels": MIN_LABELS},
+                               "minRate": MIN_RATE, "minLabels": MIN_LABELS, "minPerClass": MIN_PER_CLASS},
                 "correctedPassRate": self.rate.to_json_obj()}
 
 

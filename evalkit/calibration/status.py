@@ -13,6 +13,10 @@ MIN_RATE = 0.9
 MIN_LABELS = 60
 """Test labels needed to validate (validate-evaluator: fewer than 60 gives wide intervals)."""
 
+MIN_PER_CLASS = 20
+"""Human passes and human fails, each, needed on test (write-judge-prompt's prerequisite: ">= 20 Pass +
+>= 20 Fail"): 59 passes and 1 fail measure TNR on one trace, whatever the total."""
+
 
 GATES = ("point", "lower-bound")
 """How TPR and TNR meet MIN_RATE: the point estimates, or the lower ends of their Wilson intervals
@@ -20,7 +24,8 @@ GATES = ("point", "lower-bound")
 
 
 def judge_shortfalls(conf: Confusion, gate: str = "point") -> list[str]:
-    """Why a judge with this test confusion is not validated (empty when it is).
+    """Why a judge with this test confusion is not validated (empty when it is): too few usable test labels
+    in all, too few of either class (with how many more of which are needed), or TPR/TNR below the bar.
 
     Args:
         conf: the judge against human labels on the test split.
@@ -31,6 +36,10 @@ def judge_shortfalls(conf: Confusion, gate: str = "point") -> list[str]:
     out = []
     if conf.total < MIN_LABELS:
         out.append(f"only {conf.total} usable test labels (need at least {MIN_LABELS})")
+    for label, plural, have in (("pass", "passes", conf.positives), ("fail", "fails", conf.negatives)):
+        if have < MIN_PER_CLASS:
+            out.append(f"only {have} human {plural} on test (need at least {MIN_PER_CLASS} of each class: "
+                       f"{MIN_PER_CLASS - have} more test label(s) of {label}, judged pass or fail)")
     for name, rate, ci in (("TPR", conf.tpr, conf.tpr_ci), ("TNR", conf.tnr, conf.tnr_ci)):
         if rate is None or ci is None:
             out.append(f"{name} undefined (no human {'passes' if name == 'TPR' else 'fails'} in test)")

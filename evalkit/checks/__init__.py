@@ -4,7 +4,7 @@
   (``check: {primitive, params}``), each returning a ``CriterionVerdict`` whose refs ``resolve_ref`` resolves.
 - Router: ``checkMethod`` -> deterministic | llm-judge | hybrid; a hybrid code fail is final; no fallback.
 - Scorecard: the CRIT/HIGH gate per component, Wilson pass rates, corrected rates for validated judges,
-  a 60-column terminal card.
+  the judge behind each judged criterion (provider, model, temperature, prompt digest), a 60-column card.
 - Repeats: pass rate and variance per case and criterion; stable at max variance <= threshold (0).
 - Behavior tree: expected vs observed decisions where the tree maps them, fork frequencies (MR-1).
 - Methodology review: MR-1..9 advisory findings with the evidence evalkit computes.
@@ -22,6 +22,7 @@ from evalkit.checks.base import Check
 from evalkit.checks.batch_judge import BatchJudged, batch_judge
 from evalkit.checks.card import WIDTH, render_card
 from evalkit.checks.eval_run import NOT_RECORDED, EvalRun, eval_subject, read_eval_run
+from evalkit.checks.judges import judges_from_runs, read_judges, with_judges
 from evalkit.checks.primitives import (
     FORMATS,
     PRIMITIVES,
@@ -66,6 +67,8 @@ from evalkit.checks.tree import (
     compare_tree,
     decision_summary,
 )
+from evalkit.checks.tree_check import NodeCheck, TreeCheck, check_tree, render_tree_check
+from evalkit.checks.ui_slots import MissingSlot, UiSlotCheck, check_ui_slots, page_text
 from evalkit.checks.variance import (
     DEFAULT_MAX_VARIANCE,
     CaseSpread,
@@ -93,6 +96,14 @@ if TYPE_CHECKING:
     from evalkit.checks.tree_drawing import draw_tree, tree_graph
 
 __all__ = [
+    "MissingSlot",
+    "NodeCheck",
+    "TreeCheck",
+    "UiSlotCheck",
+    "check_tree",
+    "check_ui_slots",
+    "page_text",
+    "render_tree_check",
     "DEFAULT_MAX_VARIANCE",
     "FORMATS",
     "GATING_SEVERITIES",
@@ -144,10 +155,12 @@ __all__ = [
     "fork_frame",
     "gate",
     "judge_from_verdicts",
+    "judges_from_runs",
     "mismatch_frame",
     "outcome_results",
     "rate_rows",
     "read_eval_run",
+    "read_judges",
     "render_card",
     "repeat_stability",
     "review_frame",
@@ -158,6 +171,7 @@ __all__ = [
     "tally_outcomes",
     "tree_graph",
     "variance_frame",
+    "with_judges",
     "worst",
     "write_scorecard",
 ]

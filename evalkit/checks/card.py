@@ -39,7 +39,8 @@ def _flags(c: CriterionScore) -> str:
 def render_card(card: Scorecard) -> str:
     """The scorecard as lines of at most :data:`WIDTH` columns: run verdict, then each component with its
     criteria (severity, id, pass rate and Wilson interval, outcome flags, the corrected rate below when
-    there is one), then the warnings. Flags: F failed, U uncertain, E errored, M missing, S skipped."""
+    there is one, and the judge that decided it: provider, model, temperature, the first 8 hex digits of its
+    prompt digest), then the warnings. Flags: F failed, U uncertain, E errored, M missing, S skipped."""
     rule = "+" + "-" * (WIDTH - 2) + "+"
     lines = [rule, _split(f"SCORECARD {card.subject}", card.verdict.upper()),
              _row(f"matrix {card.matrix_version}, {card.trace_count} traces, {card.generated_at}"), rule]
@@ -50,6 +51,9 @@ def render_card(card: Scorecard) -> str:
             lines.append(_row(f"{head} {_flags(c)}".rstrip()))
             if c.corrected is not None:
                 lines.append(_row(f"      corrected (judge validated) {_rate(c.corrected)}"))
+            for j in c.judges:
+                digest = (j.prompt_digest or "no digest").removeprefix("sha256:")[:8]
+                lines.append(_row(f"      judge {j.provider} {j.model} t={j.temperature:g} {digest}"))
         for reason in comp.reasons:
             lines.append(_row(f"  ! {reason}"))
     lines.append(rule)

@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.checks.batch_judge import BatchJudged, batch_judge
+from evalkit.checks.judges import read_judges, with_judges
 from evalkit.checks.router import Judge, Outcome, RoutedCriterion, decide, route
 from evalkit.checks.run import write_scorecard
 from evalkit.checks.scorecard import build_scorecard, tally_outcomes
+from evalkit.checks.variance import case_of_metadata, outcome_results, repeat_stability
 from evalkit.contracts.judge import JudgeSpec
 from evalkit.contracts.scorecard import Scorecard
 from evalkit.contracts.trace import Trace
@@ -167,8 +169,12 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
     card = build_scorecard(routed, tally_outcomes(routed, outcomes), subject=subject.name,
                            matrix_version=matrix.version, generated_at=generated_at or NOT_RECORDED,
                            trace_count=len(traces), calibrations=calibrations)
+    if judged is not None:
+        card = with_judges(card, read_judges(judged.verdicts_path),
+                           "no run records beside judge/verdicts.jsonl")
     card = card.model_copy(update={"warnings": [*card.warnings, *_run_warnings(ran.counts(), routed,
-                                                                                    judged, skip_note)]})
+                                                                                    judged, skip_note),
+                                                *_stability_warnings(outcomes, traces, repeats)]})
     write_verdicts(out / "verdicts.jsonl", outcomes)
     write_scorecard(out / "scorecard.json", card)
     from evalkit.checks.card import render_card
@@ -202,6 +208,24 @@ def _run_warnings(counts: dict[str, int], routed: Sequence[RoutedCriterion], jud
     if skipped:
         warnings.append(f"{len(skipped)} judge criteria skipped: {skip_note}")
     return warnings
+
+
+UNSTEADY_LISTED = 5
+"""Unsteady (case, criterion) pairs the card names, worst first (the rest are counted)."""
+
+
+def _stability_warnings(outcomes: Sequence[Outcome], traces: Sequence[Trace], repeats: int) -> list[str]:
+    """With repeats, the pairs whose outcome was not the same decided one on every repeat, said on the card:
+    a flip, or a repeat uncertain, errored or missing (fewer traces than repeats), each named."""
+    if repeats < 2:
+        return []
+    case_of = {t.id: case_of_metadata(t) for t in traces}
+    unsteady = repeat_stability(outcome_results(outcomes, case_of), repeats=repeats).unstable
+    if not unsteady:
+        return []
+    named = "; ".join(c.describe() for c in unsteady[:UNSTEADY_LISTED])
+    more = f"; and {len(unsteady) - UNSTEADY_LISTED} more" if len(unsteady) > UNSTEADY_LISTED else ""
+    return [f"repeats not stable: {len(unsteady)} (case, criterion) pair(s): {named}{more}"]
 
 
 def _provider_for(specs: dict[str, JudgeSpec], subject: Any) -> Any:

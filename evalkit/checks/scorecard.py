@@ -1,8 +1,9 @@
 """From outcomes to a scorecard: counts, pass rates with Wilson intervals, corrected rates, the gate.
 
 The gate is the matrix's: a failed CRIT or HIGH criterion fails its component; with none failed, an
-uncertain, errored or missing CRIT or HIGH outcome makes it incomplete; skipped is never a fail; a skip
-rate of at least :data:`SKIP_WARN_RATE` warns. The run takes its worst component (fail > incomplete > pass).
+uncertain, errored, missing or skipped CRIT or HIGH outcome makes it incomplete (a gating criterion nobody
+decided is not a pass; skipped is never a fail either); a skip rate of at least :data:`SKIP_WARN_RATE`
+warns. The run takes its worst component (fail > incomplete > pass).
 """
 
 from __future__ import annotations
@@ -109,7 +110,7 @@ def gate(criteria: Sequence[CriterionScore]) -> tuple[RunVerdict, list[str]]:
         if not c.gating:
             continue
         open_ = [(n, what) for n, what in ((c.counts.uncertain, "uncertain"), (c.counts.errored, "errored"),
-                                           (c.counts.missing, "missing")) if n]
+                                           (c.counts.missing, "missing"), (c.counts.skipped, "skipped")) if n]
         if open_:
             reasons.append(f"{c.severity} {c.criterion_id} " + ", ".join(f"{n} {what}" for n, what in open_))
     return ("incomplete", reasons) if reasons else ("pass", [])

@@ -111,6 +111,11 @@ def _score_subject(resolved: Any, generated_at: str) -> tuple[Scorecard, list[Tr
     card = build_scorecard(routed, tally_outcomes(routed, outcomes), subject=subject.name,
                            matrix_version=matrix.version, generated_at=generated_at, trace_count=len(traces),
                            calibrations=judge_calibrations(labels, given, judged))
+    if subject.verdicts:
+        from evalkit.checks.judges import read_judges, with_judges
+
+        card = with_judges(card, read_judges(resolved.resolve(subject.verdicts)),
+                           "no run records beside the subject's verdicts")
     verdicts = sorted((o.verdict for o in outcomes if o.verdict is not None),
                       key=lambda v: (v.criterion_id, v.trace_id))
     return card, traces, verdicts
@@ -128,7 +133,8 @@ def component_frame(card: Scorecard) -> pl.DataFrame:
 
 
 def criterion_frame(card: Scorecard) -> pl.DataFrame:
-    """One row per criterion: counts, the observed and corrected pass rates, and notes."""
+    """One row per criterion: counts, the observed and corrected pass rates, the judge that decided it
+    (provider, model, temperature, prompt digest), and notes."""
     rows = []
     for comp in card.components:
         for k in comp.criteria:
@@ -138,12 +144,14 @@ def criterion_frame(card: Scorecard) -> pl.DataFrame:
                          "missing": k.counts.missing, "skipped": k.counts.skipped,
                          "pass rate": k.pass_rate.rate if k.pass_rate else None,
                          "corrected": k.corrected.rate if k.corrected else None,
+                         "judge": "; ".join(f"{j.provider} {j.model} t={j.temperature:g} {j.prompt_digest or ''}"
+                                            .strip() for j in k.judges),
                          "note": k.corrected_note or ""})
     return pl.DataFrame(rows, schema={"component": pl.String, "criterion": pl.String, "severity": pl.String,
                                       "track": pl.String, "pass": pl.Int64, "fail": pl.Int64,
                                       "uncertain": pl.Int64, "error": pl.Int64, "missing": pl.Int64,
                                       "skipped": pl.Int64, "pass rate": pl.Float64, "corrected": pl.Float64,
-                                      "note": pl.String})
+                                      "judge": pl.String, "note": pl.String})
 
 
 def rate_rows(card: Scorecard) -> list[dict[str, Any]]:
@@ -163,13 +171,16 @@ def rate_rows(card: Scorecard) -> list[dict[str, Any]]:
 
 
 def variance_frame(stability: RepeatStability) -> pl.DataFrame:
-    """One row per case and criterion over its repeats: pass, fail, undecided, variance, flipped."""
+    """One row per case and criterion over its repeats: pass, fail, undecided (uncertain, errored, missing),
+    variance, flipped, and steady (no flip beyond the threshold and no undecided repeat)."""
     return pl.DataFrame([{"case": c.case_id, "criterion": c.criterion_id, "repeats": c.repeats,
-                          "pass": c.passed, "fail": c.failed, "undecided": c.undecided,
-                          "variance": c.variance, "flipped": bool(c.spread)} for c in stability.cells],
+                          "pass": c.passed, "fail": c.failed, "undecided": c.undecided, "uncertain": c.uncertain,
+                          "errored": c.errored, "missing": c.missing, "variance": c.variance,
+                          "flipped": bool(c.spread), "steady": stability.steady(c)} for c in stability.cells],
                         schema={"case": pl.String, "criterion": pl.String, "repeats": pl.Int64, "pass": pl.Int64,
-                                "fail": pl.Int64, "undecided": pl.Int64, "variance": pl.Float64,
-                                "flipped": pl.Boolean})
+                                "fail": pl.Int64, "undecided": pl.Int64, "uncertain": pl.Int64, "errored": pl.Int64,
+                                "missing": pl.Int64, "variance": pl.Float64, "flipped": pl.Boolean,
+                                "steady": pl.Boolean})
 
 
 def decision_frame(checks: list[DecisionCheck]) -> pl.DataFrame:

@@ -1,8 +1,10 @@
 """Repeats and variance: the same case run N times, per criterion its pass rate and spread.
 
 A binary outcome over N repeats has variance ``p (1 - p)`` (p the pass share of the decided repeats). The
-run is stable when the largest variance is at most the threshold; the default 0 means every case
-and criterion came out the same on every repeat.
+run is stable when the largest variance is at most the threshold (the default 0: every case and criterion
+came out the same on every repeat) and no repeat went undecided: an uncertain, errored or missing repeat
+is not "the same outcome", so 4 passes and 1 uncertain make the case unstable (the seed's variance gate
+needs every repeat's outcome, and ``docs/edd.md`` promises the same outcome on every repeat).
 """
 
 from __future__ import annotations
@@ -29,8 +31,15 @@ class CaseSpread:
     repeats: int
     passed: int
     failed: int
-    undecided: int
-    """Repeats with an uncertain, errored or missing outcome: left out of the rate, counted here."""
+    uncertain: int = 0
+    errored: int = 0
+    missing: int = 0
+    """Repeats with no outcome at all (fewer outcomes than the repeats that were asked for)."""
+
+    @property
+    def undecided(self) -> int:
+        """Repeats with an uncertain, errored or missing outcome: left out of the rate, never stable."""
+        return self.uncertain + self.errored + self.missing
 
     @property
     def pass_rate(self) -> float | None:
@@ -48,6 +57,13 @@ class CaseSpread:
         """Largest minus smallest outcome (1 pass, 0 fail): 0 when steady, 1 when it flipped."""
         return 1.0 if self.passed and self.failed else 0.0
 
+    def describe(self) -> str:
+        """``case-1 escalation-correct: 4 pass, 1 uncertain of 5 repeats``: what made the cell unsteady."""
+        parts = [f"{n} {what}" for n, what in ((self.passed, "pass"), (self.failed, "fail"),
+                                                (self.uncertain, "uncertain"), (self.errored, "errored"),
+                                                (self.missing, "missing")) if n]
+        return f"{self.case_id} {self.criterion_id}: {', '.join(parts)} of {self.repeats} repeats"
+
 
 @dataclass(frozen=True)
 class RepeatStability:
@@ -62,15 +78,19 @@ class RepeatStability:
     def max_variance(self) -> float:
         return max((c.variance for c in self.cells), default=0.0)
 
+    def steady(self, cell: CaseSpread) -> bool:
+        """A cell is steady when its variance is within the threshold and every repeat was decided."""
+        return cell.variance <= self.threshold and not cell.undecided
+
     @property
     def stable(self) -> bool:
-        return self.max_variance <= self.threshold
+        return all(self.steady(c) for c in self.cells)
 
     @property
     def unstable(self) -> list[CaseSpread]:
-        """The cells above the threshold, worst first."""
-        return sorted((c for c in self.cells if c.variance > self.threshold),
-                      key=lambda c: (-c.variance, c.case_id, c.criterion_id))
+        """The cells that are not steady (above the threshold, or with an undecided repeat), worst first."""
+        return sorted((c for c in self.cells if not self.steady(c)),
+                      key=lambda c: (-c.variance, -c.undecided, c.case_id, c.criterion_id))
 
 
 def case_of_metadata(trace: Trace) -> str:
@@ -87,25 +107,36 @@ def case_of_metadata(trace: Trace) -> str:
                      path="metadata.caseId")
 
 
-def repeat_stability(results: Iterable[tuple[str, str, str]], *,
-                     threshold: float = DEFAULT_MAX_VARIANCE) -> RepeatStability:
+_SLOT = {"pass": 0, "fail": 1, "uncertain": 2, "error": 3}
+
+
+def repeat_stability(results: Iterable[tuple[str, str, str]], *, threshold: float = DEFAULT_MAX_VARIANCE,
+                     repeats: int | None = None) -> RepeatStability:
     """Spread per case and criterion from ``(case id, criterion id, status)`` of every repeat.
 
-    ``status`` is ``pass``/``fail`` or anything else for undecided (uncertain, error, missing); ``skipped``
-    outcomes are not repeats and are left out.
+    Args:
+        results: ``status`` is ``pass``, ``fail``, ``uncertain``, ``error`` or ``missing`` (anything else
+            counts as missing); ``skipped`` outcomes are not repeats and are left out.
+        threshold: the largest variance a steady cell may show.
+        repeats: the repeats each case was asked for; a cell with fewer outcomes has the rest counted
+            missing (an agent run that wrote no trace). None: the outcomes seen are all there were.
     """
     table: dict[tuple[str, str], list[int]] = {}
     for case_id, criterion_id, status in results:
         if status == "skipped":
             continue
-        cell = table.setdefault((case_id, criterion_id), [0, 0, 0])
-        cell[0 if status == "pass" else 1 if status == "fail" else 2] += 1
+        cell = table.setdefault((case_id, criterion_id), [0, 0, 0, 0, 0])
+        cell[_SLOT.get(status, 4)] += 1
     cells, single = [], []
-    for (case_id, criterion_id), (p, f, u) in sorted(table.items()):
-        if p + f + u < 2:
+    for (case_id, criterion_id), counts in sorted(table.items()):
+        seen = sum(counts)
+        if repeats is not None and seen < repeats:
+            counts[4] += repeats - seen
+        total = sum(counts)
+        if total < 2:
             single.append((case_id, criterion_id))
             continue
-        cells.append(CaseSpread(case_id, criterion_id, p + f + u, p, f, u))
+        cells.append(CaseSpread(case_id, criterion_id, total, *counts))
     return RepeatStability(cells, threshold, single)
 
 

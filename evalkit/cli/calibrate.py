@@ -24,8 +24,25 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
                              save_validation=args.save_validation)
     for note in report.warnings:
         print(f"warning: {note.render()}", file=sys.stderr)
+    gaps = _example_gaps(args.spec, report.json["criterionId"]) if args.spec else []
+    if args.spec:
+        report.json["validation"]["exampleGaps"] = gaps
     sys.stdout.write(canonical_dumps(report.json) if args.json else render_calibration(report.json))
+    if gaps and not args.json:
+        print(f"{'examples':<12}warning: the judge spec has {', '.join(gaps)} (the seed's judge prompt needs one "
+              "clear pass, one clear fail and one borderline example)")
     return 0
+
+
+def _example_gaps(paths: list[str], criterion_id: str) -> list[str]:
+    """What the judge spec of the criterion lacks of a clear pass, a clear fail and a borderline example."""
+    from evalkit.errors import InputError
+    from evalkit.judge import example_gaps, read_judge_specs
+
+    specs = [s for path in paths for s in read_judge_specs(path) if s.id == criterion_id]
+    if not specs:
+        raise InputError(f"no judge spec for criterion {criterion_id!r} in {', '.join(paths)}", path="--spec")
+    return example_gaps(specs[0])
 
 
 def add_calibrate_parser(sub: argparse._SubParsersAction) -> None:
@@ -67,5 +84,8 @@ def add_calibrate_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--validation", metavar="FILE",
                    help="a validation result saved earlier: the corrected rate is given only if it still covers "
                         "these verdicts (same judge, labels and policy), else they are reported uncalibrated")
+    p.add_argument("--spec", action="append", metavar="FILE",
+                   help="the judge spec file(s): the status then warns when the criterion's spec lacks a clear "
+                        "pass, a clear fail or a borderline example")
     p.add_argument("--json", action="store_true", help="print canonical JSON instead of a table")
     p.set_defaults(func=_cmd_calibrate)

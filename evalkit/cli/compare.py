@@ -24,6 +24,10 @@ GATE_BROKEN = 2
 """Exit code of ``evalkit gate`` when it could not decide: bad flags or unreadable/unpaired input
 (argparse's own usage errors exit 2 as well)."""
 
+GATE_INCOMPLETE = 3
+"""Exit code of ``evalkit gate`` when a criterion had too few items decided in both runs to be gated
+(``evalkit.compare.gate.EXIT_STATUS``): not a pass."""
+
 
 def _positive_int(text: str) -> int:
     try:
@@ -123,7 +127,7 @@ def _run_gate(args: argparse.Namespace) -> int:
     if args.markdown_out:
         check_writable(args.markdown_out)  # before the bootstrap, not after
     result = gate(args.run, args.baseline, max_drop=args.max_drop, alpha=args.alpha, join_on=args.join_on,
-                  unpaired=args.unpaired)
+                  unpaired=args.unpaired, least_decided=args.min_decided)
     if not result.criteria:
         raise InputError("no verdicts to gate: both runs are empty", file=args.run)
     for note in result.comparison.notes:
@@ -149,10 +153,15 @@ A criterion fails when BOTH McNemar's exact one-sided test for a drop gives p < 
 1-ALPHA upper bound of new-old (paired bootstrap) is below -MAX_DROP: a small noisy run cannot block a
 merge, and a large run cannot hide a real drop. See docs/compare.md.
 
+A criterion with fewer items decided (pass or fail) in both runs than the gate needs to be able to fail
+at all (5 at alpha 0.05: McNemar's exact test cannot reach p < alpha on fewer) is incomplete, never a
+pass: a judge that answered uncertain everywhere, or an empty run with --unpaired, gates nothing.
+
 exit codes:
-  0  passed: no criterion dropped significantly beyond the margin
+  0  passed: every criterion was gated and none dropped significantly beyond the margin
   1  failed: at least one criterion did (the Markdown names it)
   2  broken call: bad flags, an unreadable or invalid verdicts file, or unpaired runs without --unpaired
+  3  incomplete: no criterion failed, but one had too few items decided in both runs (--min-decided)
 
 in CI (GitHub Actions):
   evalkit gate verdicts.jsonl --baseline baseline/verdicts.jsonl --markdown-out gate.md
@@ -180,7 +189,8 @@ def add_compare_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the comparison as JSON (every flip) instead of text")
     p.set_defaults(func=_cmd_compare)
 
-    p = sub.add_parser("gate", help="CI regression gate: exit 1 when a criterion dropped significantly",
+    p = sub.add_parser("gate", help="CI regression gate: exit 1 when a criterion dropped significantly, "
+                                    "3 when one could not be gated",
                        formatter_class=formatter, epilog=_GATE_EPILOG,
                        description="Gate a run against a baseline run, criterion by criterion, and print the "
                                    "decision as Markdown (for a CI log or a pull-request comment).")
@@ -191,6 +201,9 @@ def add_compare_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--alpha", type=_fraction, default=0.05, metavar="A",
                    help="one-sided significance level, in (0, 0.5) (default 0.05)")
     _add_pairing_options(p)
+    p.add_argument("--min-decided", type=_positive_int, metavar="N",
+                   help="items decided in both runs a criterion needs, else it is incomplete (exit 3); "
+                        "default and least: the fewest on which the gate can fail at --alpha (5 at 0.05)")
     p.add_argument("--markdown-out", metavar="FILE", help="also write the Markdown summary to FILE (atomically)")
     p.set_defaults(func=_cmd_gate)
 

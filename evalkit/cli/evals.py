@@ -103,6 +103,10 @@ def _score(args: argparse.Namespace):
     if judge is None and not args.only:
         card = card.model_copy(update={"warnings": [
             *card.warnings, "judge criteria skipped: no --verdicts given"]})
+    if args.verdicts:
+        from evalkit.checks import read_judges, with_judges
+
+        card = with_judges(card, read_judges(args.verdicts), "no run records (.runs.jsonl) beside --verdicts")
     return card
 
 

@@ -1,4 +1,5 @@
-"""``evalkit flow build``: one flow graph per trace, optionally diffed against an expected flow."""
+"""``evalkit flow build``: one flow graph per trace, optionally diffed against an expected flow; ``evalkit flow
+ui-slots``: the expected UI slots' computed values looked for in an HTML page."""
 
 from __future__ import annotations
 
@@ -135,3 +136,35 @@ def add_flow_parser(sub: argparse._SubParsersAction) -> None:
                         "mutagent: the reference method exactly (the value's JSON text in the input's)")
     add_cluster_arguments(p)
     p.set_defaults(func=_cmd_build)
+
+    p = fsub.add_parser("ui-slots", help="values the traces computed for the expected UI slots, looked for in "
+                                         "an HTML page",
+                        description="For each trace and each expectedUiSlots slot of the expected flow, the last "
+                                    "value the trace produced under that name (an observation output key) must "
+                                    "appear in the page's visible text (entities decoded, whitespace collapsed, "
+                                    "case kept): a value computed but absent from the page is a missing-data "
+                                    "leak. Exit 0 when every value is shown, 3 when one is missing, 1 on bad input.")
+    p.add_argument("expected", metavar="EXPECTED", help="the expected-flow file (its expectedUiSlots)")
+    p.add_argument("traces", metavar="TRACES", help="the traces whose computed values the page should show")
+    p.add_argument("page", metavar="PAGE", help="the HTML page: the subject's artifact, or a run's report")
+    p.set_defaults(func=_cmd_ui_slots)
+
+
+UI_SLOTS_MISSING_EXIT = 3
+"""Exit code of ``flow ui-slots`` when a computed value is absent from the page."""
+
+
+def _cmd_ui_slots(args: argparse.Namespace) -> int:
+    from evalkit.checks import check_ui_slots
+    from evalkit.contract_files import read_model
+    from evalkit.contracts.flow import ExpectedFlow
+    from evalkit.traces import iter_traces
+
+    expected = read_model(args.expected, ExpectedFlow)
+    try:
+        html = Path(args.page).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the page: {exc}", file=args.page) from None
+    check = check_ui_slots(expected, iter_traces(args.traces), html)
+    print("\n".join(check.lines()))
+    return 0 if check.ok else UI_SLOTS_MISSING_EXIT

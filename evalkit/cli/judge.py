@@ -114,8 +114,33 @@ def _criterion_lines(runs_path: Path) -> list[str]:
     return lines
 
 
+def _warn_examples(specs: list[Any]) -> None:
+    from evalkit.judge import example_warning
+
+    for spec in specs:
+        warning = example_warning(spec)
+        if warning:
+            print(f"warning: {warning}", file=sys.stderr)
+
+
+LIVE_PROVIDERS = ("openai", "anthropic")
+"""Providers whose verdicts get the LLM verifier by default (a replayed or scripted judge gets refs)."""
+
+
+def _verify_mode(args: argparse.Namespace, provider: Any) -> str:
+    """``--verify``, or its default: llm with a live provider (or a --verifier-model) in one process, else refs."""
+    if args.verify is not None:
+        if args.verify != "llm" and args.verifier_model:
+            raise InputError(f"--verifier-model asks for the LLM verifier, but --verify is {args.verify}",
+                             path="--verifier-model")
+        return args.verify
+    if on_cluster(args):  # the verifier runs in one process: a cluster run is checked by its refs by default
+        return "refs"
+    return "llm" if args.verifier_model or provider.name in LIVE_PROVIDERS else "refs"
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
-    from evalkit.judge import JudgeCache, PriceTable, run_judge, verifier
+    from evalkit.judge import JudgeCache, PriceTable, run_judge, verifier, verify_run
 
     specs = _read_specs(args.spec)
     if args.criterion:
@@ -128,7 +153,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         _refuse_on_cluster(args)
     pin = _pin(args, specs)
     provider = _provider(args, pin)  # credentials are checked here, before any work (and any cluster)
+    _warn_examples(specs)
+    mode = _verify_mode(args, provider)
     if on_cluster(args):
+        if mode == "llm":
+            raise InputError("the LLM verifier runs in one process: give --verify refs with --workers or "
+                             "--scheduler", path="--verify")
         return _run_on_cluster(args, specs, prices, pin, provider)
     _refuse_cluster_journals(Path(args.out))
     traces = _traces(args.traces, args.limit)
@@ -138,17 +168,31 @@ def _cmd_run(args: argparse.Namespace) -> int:
     prompts = _prompts(specs, traces, args.labels, by_id)
     cache = JudgeCache(args.cache) if args.cache else None
     progress = sys.stderr.isatty() if args.progress is None else args.progress
+    checked = None
     try:
         summary = run_judge(prompts, provider, out=Path(args.out), repeats=args.repeats,
                             concurrency=args.concurrency, cache=cache, journal=args.journal,
-                            max_cost=args.max_cost, prices=prices, verify=verifier(by_id), progress=progress)
+                            max_cost=args.max_cost, prices=prices,
+                            verify=None if mode == "none" else verifier(by_id), progress=progress)
+        if mode == "llm" and summary.verdicts:
+            verifier_pin = pin.model_copy(update={"model": args.verifier_model}) if args.verifier_model else pin
+            budget = None if args.max_cost is None else max(0.0, args.max_cost - summary.cost_usd)
+            checked = verify_run(Path(args.out), by_id, {s.id: s for s in specs}, _provider(args, verifier_pin),
+                                 cache=cache, concurrency=args.concurrency, prices=prices, budget=budget)
     finally:
         if cache is not None:
             cache.close()
     print(f"{len(specs)} criteria x {len(traces)} traces via {provider.name} {provider.model}: "
           f"{summary.describe()}")
     print("\n".join(_criterion_lines(summary.runs_path)))
-    print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}")
+    if checked is not None:
+        print(checked.describe())
+        print(f"judge and verifier together: ${summary.cost_usd + checked.cost_usd:.4f}"
+              + (" + unknown" if summary.unknown_cost_calls or checked.unknown_cost_calls else ""))
+    else:
+        print(f"verifier: {mode} ({'every ref re-resolved against its trace' if mode == 'refs' else 'nothing'})")
+    print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}"
+          + (f"  verifications: {checked.records_path}" if checked is not None else ""))
     if summary.stopped:
         print(f"stopped early: {summary.stopped}; rerun the same command to finish", file=sys.stderr)
     return 1 if summary.errors or summary.not_run else 0
@@ -277,6 +321,7 @@ def _cmd_prompt(args: argparse.Namespace) -> int:
     if args.trace not in by_id:
         raise InputError(f"trace {args.trace!r} is not in the traces", file=args.traces, path="--trace")
     prompts = _prompts(specs, [by_id[args.trace]], args.labels, by_id)
+    _warn_examples(specs)
     if args.json:
         sys.stdout.write(canonical_dumps([{"criterionId": p.criterion_id, "traceId": p.trace_id,
                                            "digest": p.digest, "messages": list(p.messages), "schema": p.schema,
@@ -391,6 +436,13 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prices", metavar="FILE",
                    help="price table to add to the built-in one (YAML: models: {MODEL: {input: USD, output: USD}} "
                         "per million tokens); a model without a price has an unknown cost, never 0")
+    p.add_argument("--verify", choices=("none", "refs", "llm"),
+                   help="after the judge: none; refs (every ref re-resolved, a dead one downgrades to "
+                        "uncertain); llm (refs, then an independent verifier call per pass/fail verdict: an "
+                        "inferential leap downgrades to uncertain, never a flip). Default: llm with openai or "
+                        "anthropic, refs otherwise (docs/judge.md)")
+    p.add_argument("--verifier-model", metavar="MODEL",
+                   help="the LLM verifier's model, on the judge's provider (default: the judge's model)")
     p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per call (default 60)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when stderr is a terminal)")

@@ -79,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_eval_parsers(sub)
 
+    from evalkit.cli.tree import add_tree_parser
+
+    add_tree_parser(sub)
+
     from evalkit.cli.edd import add_edd_parser
 
     add_edd_parser(sub)

@@ -76,22 +76,27 @@ def render_comparison(comparison: RunComparison) -> str:
 def render_gate_markdown(result: GateResult) -> str:
     """The gate's verdict as Markdown for a CI job's log or a pull-request comment."""
     comp = result.comparison
-    head = "PASSED" if result.passed else "FAILED"
+    head = {"pass": "PASSED", "fail": "FAILED", "incomplete": "INCOMPLETE"}[result.outcome]
     failed = [c for c in result.criteria if c.failed]
     lines = [f"## evalkit gate: {head}", "",
              f"`{comp.new_name}` against baseline `{comp.old_name}`, paired on (criterion, {comp.join_on}). "
              f"A criterion fails when its pass rate dropped by more than {result.max_drop:.1%} with "
              f"one-sided McNemar p < {result.alpha:g} and the {1 - result.alpha:.0%} upper bound of "
-             f"new-old below -{result.max_drop:.1%}.", ""]
+             f"new-old below -{result.max_drop:.1%}. A criterion with fewer than {result.min_decided} items "
+             "decided in both runs is incomplete: the gate could not have failed it.", ""]
     if failed:
         lines += [f"**{len(failed)} of {len(result.criteria)} criteria failed:** "
                   + ", ".join(f"`{c.comparison.criterion_id}`" for c in failed), ""]
+    incomplete = [c for c in result.criteria if c.outcome == "incomplete"]
+    if incomplete:
+        lines += [f"**{len(incomplete)} of {len(result.criteria)} criteria incomplete** (not a pass): "
+                  + ", ".join(f"`{c.comparison.criterion_id}`" for c in incomplete), ""]
     lines += ["| criterion | n | baseline | run | change | upper bound | P→F | F→P | McNemar p (drop) "
               "| uncertain | gate |",
               "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for g in result.criteria:
         c = g.comparison
-        mark = "❌ fail" if g.failed else "✅ pass"
+        mark = {"fail": "❌ fail", "incomplete": "⚠️ incomplete", "pass": "✅ pass"}[g.outcome]
         lines.append(f"| `{c.criterion_id}` | {c.table.n} | {_pct(c.table.old_rate)} | {_pct(c.table.new_rate)} "
                      f"| {_signed(c.table.difference)} | {_signed(g.upper)} | {c.table.pass_to_fail} "
                      f"| {c.table.fail_to_pass} | {c.mcnemar.p_drop:.3g} | {c.uncertain} | {mark}: {g.reason} |")

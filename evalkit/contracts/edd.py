@@ -23,8 +23,10 @@ RemedyTarget = Literal["agentspec", "impl"]
 LoopPhase = Literal["build", "variance", "accuracy", "done", "stopped"]
 """Where the loop is; variance always comes before accuracy."""
 
-StopReason = Literal["full-green", "max-swings", "max-wallclock", "no-improvement-streak"]
-"""Why the loop ended, in the order the stop conditions are checked (success first)."""
+StopReason = Literal["full-green", "incomplete-evidence", "max-swings", "max-wallclock", "no-improvement-streak"]
+"""Why the loop ended, in the order the stop conditions are checked (success first). ``incomplete-evidence``
+is evalkit's, beside the seed's four: nothing failed, but a gating criterion was not decided everywhere, so
+the loop can neither claim green nor ask for a fix."""
 
 STOP_REASONS: tuple[str, ...] = StopReason.__args__  # type: ignore[attr-defined]
 """The stop reasons in check order."""

@@ -82,6 +82,9 @@ class FewShotExample(CamelContract):
     label: Literal["pass", "fail"]
     critique: NonEmptyStr
     refs: list[Ref] | None = None
+    borderline: bool | None = Field(default=None, strict=True)
+    """A borderline case (the seed: one clear pass, one clear fail and one borderline example, the borderline
+    teaching the most nuance); an example not marked is a clear one."""
 
 
 class ObservationSelection(CamelContract):
@@ -146,19 +149,38 @@ class JudgeSpec(CamelContract, SchemaNamed):
 class JudgeOutput(CamelContract):
     """The judge's structured reply: critique first, then refs, assumptions, the verdict and its blocker.
 
-    Every field is required (``blockedBy`` may be null) so that providers' strict structured-output
-    modes can enforce the shape.
+    The schema sent to providers (``evalkit.judge.JUDGE_OUTPUT_SCHEMA``) requires every field, so strict
+    structured-output modes can enforce the shape; parsing asks only what the seed does: ``blockedBy`` is
+    required when the result is ``uncertain`` and may be left out otherwise (a server in JSON-object mode, or
+    a model that omits a null field), and ``assumptions`` may be left out when there are none.
     """
 
     critique: NonEmptyStr
     refs: list[Ref]
-    assumptions: list[Assumption]
+    assumptions: list[Assumption] = Field(default_factory=list)
     result: VerdictResult
     confidence: float = Field(ge=0, le=1)
-    blocked_by: BlockedBy | None
+    blocked_by: BlockedBy | None = None
 
     @model_validator(mode="after")
     def _uncertain_needs_blocked_by(self) -> JudgeOutput:
         if self.result == "uncertain" and self.blocked_by is None:
             raise ValueError("blockedBy: required when result is 'uncertain'")
         return self
+
+
+class VerifierOutput(CamelContract):
+    """The verifier's reply: its assessment first, then whether the cited evidence entails the judge's
+    verdict, and, when it does not, the premise the verdict leans on without evidence (the seed's inferential
+    leap) or the evidence that is not what the critique says."""
+
+    assessment: NonEmptyStr
+    supported: bool = Field(strict=True)
+    blocked_by: BlockedBy | None = None
+
+    @model_validator(mode="after")
+    def _unsupported_names_the_gap(self) -> VerifierOutput:
+        if not self.supported and self.blocked_by is None:
+            raise ValueError("blockedBy: required when supported is false (name the premise the verdict lacks)")
+        return self
+

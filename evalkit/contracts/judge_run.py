@@ -39,3 +39,29 @@ class JudgeRunRecord(CamelContract, SchemaNamed):
     judge_digest: str | None = None
     """Digest of the judge itself: its spec and the prompt builder, the same for every trace it judges. A
     calibration is bound to it (with the model and temperature); null in records written before it existed."""
+
+
+class JudgeVerifyRecord(CamelContract):
+    """How one verdict was verified by the LLM verifier (``<verdicts>.verify.jsonl``): who, what it cost, what
+    it found, and the result before and after (a downgrade only ever ends in ``uncertain``)."""
+
+    criterion_id: str
+    trace_id: str
+    verified_by: str
+    provider: str
+    model: str
+    temperature: float
+    prompt_digest: str
+    """Digest of the verifier prompt (criterion, verdict, critique, resolved refs)."""
+    was: VerdictResult
+    result: VerdictResult
+    supported: bool | None
+    """The verifier's answer; null when it gave none (an error, or the budget ran out): then not verified."""
+    reason: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    attempts: int = Field(ge=0)
+    cached: bool
+    cost_usd: float | None
+    error: str | None = None
+

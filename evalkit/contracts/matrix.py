@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from evalkit.contracts.base import CamelContract, SchemaNamed
 
@@ -55,9 +55,24 @@ class MatrixCriterion(CamelContract):
     pass_condition: str
     severity: Severity
     existing_coverage: Coverage
-    evidence_source: str | None = None
+    evidence_source: str = Field(min_length=1)
+    """The intended behavior or observed deviation the criterion rests on: the seed's mandatory traceability
+    (no filler criteria). Required; a criterion without it is refused, naming the criterion."""
     criterion_id: str | None = Field(default=None, min_length=1)
     check: CheckConfig | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _traceable(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            source = data.get("evidenceSource", data.get("evidence_source"))
+            if not isinstance(source, str) or not source.strip():
+                name = data.get("criterionId") or data.get("criterion_id") or repr(str(data.get("statement", ""))[:60])
+                raise ValueError(
+                    f"criterion {name} has no evidenceSource: every criterion cites what it rests on (the seed's "
+                    "mandatory traceability); add evidenceSource: 'Intended behavior: ...' (the spec, policy or "
+                    "design it checks) or 'Observed deviation: ...' (the failure seen in traces)")
+        return data
 
 
 class MatrixComponent(CamelContract):

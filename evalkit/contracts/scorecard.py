@@ -1,9 +1,9 @@
 """A scorecard: the run's gate verdict from the eval matrix, per component and per criterion.
 
 A component fails when a CRIT or HIGH criterion failed on any trace; it is incomplete when none failed
-but a CRIT or HIGH criterion was uncertain, errored or missing somewhere; otherwise it passes. Skipped
-criteria never fail a component; a skip rate of at least 0.5 is a warning. The run verdict is the worst
-component verdict (fail > incomplete > pass).
+but a CRIT or HIGH criterion was uncertain, errored, missing or skipped somewhere; otherwise it passes.
+Skipped criteria never fail a component; a skip rate of at least 0.5 is a warning. The run verdict is the
+worst component verdict (fail > incomplete > pass).
 """
 
 from __future__ import annotations
@@ -43,6 +43,17 @@ class OutcomeCounts(CamelContract):
     skipped: int = Count
 
 
+class JudgeRecord(CamelContract):
+    """Which judge decided a criterion (the seed's pin rule: model id and temperature on the scorecard), and
+    the digest of its prompt (spec, system message, schema: the same on every trace it judged)."""
+
+    provider: str
+    model: str
+    temperature: float
+    prompt_digest: str | None
+    """The judge's digest (``judgeDigest`` of its run records); null in records written before it existed."""
+
+
 class CriterionScore(CamelContract):
     """One criterion's outcomes, pass rate and (where its judge is validated) corrected rate."""
 
@@ -57,6 +68,8 @@ class CriterionScore(CamelContract):
     skip_rate: float = Field(ge=0, le=1)
     gating: bool = Field(strict=True)
     failing_traces: list[str] = Field(default_factory=list)
+    judges: list[JudgeRecord] = Field(default_factory=list)
+    """The judges that decided it (judge and hybrid tracks; normally one), from the judge run's records."""
 
 
 class ComponentScore(CamelContract):

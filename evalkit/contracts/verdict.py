@@ -61,6 +61,12 @@ class CriterionVerdict(CamelContract, SchemaNamed):
     assumptions: list[Assumption] | None = None
     blocked_by: BlockedBy | None = None
     independent_verify: bool | None = Field(default=None, strict=True)
+    """True when a reviewer distinct from the judge (the LLM verifier) checked that the evidence entails it."""
+    verified_by: str | None = None
+    """Who verified the verdict after the judge decided: ``refs`` (every ref re-resolved against the trace)
+    or ``llm PROVIDER/MODEL`` (refs, then an independent verifier call); absent when nothing verified it."""
+    verify_reason: str | None = None
+    """What the verification found: why it downgraded the verdict, or (LLM) why the evidence supports it."""
 
     @model_validator(mode="after")
     def _uncertain_needs_blocked_by(self) -> CriterionVerdict:

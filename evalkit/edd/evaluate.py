@@ -19,7 +19,8 @@ Evaluate = Callable[[int, str], EvalResult]
 
 
 def result_from_run(scorecard: Any, outcomes: Sequence[Any], traces: Sequence[Any], routed: Sequence[Any],
-                    repeats: int, eval_dir: str | None = None) -> EvalResult:
+                    repeats: int, eval_dir: str | None = None,
+                    run_counts: dict[str, int] | None = None) -> EvalResult:
     """An :class:`EvalResult` from a scorecard, its router outcomes, the traces and the routed criteria.
 
     Args:
@@ -27,8 +28,10 @@ def result_from_run(scorecard: Any, outcomes: Sequence[Any], traces: Sequence[An
         outcomes: the router ``Outcome``s behind it (their verdicts give critiques and refs).
         traces: the traces scored; each names its case in ``metadata.caseId``.
         routed: the routed criteria (for the statement and evidence of each).
-        repeats: repeats per case in this run; stability is measured when it is 2 or more.
+        repeats: repeats per case in this run; stability is measured when it is 2 or more, and a case
+            with fewer outcomes than ``repeats`` counts the rest as missing repeats.
         eval_dir: where the eval run was written.
+        run_counts: agent runs by status (``EvalRun.run_counts``); errored and timed-out runs gave no trace.
     """
     from evalkit.checks import case_of_metadata, outcome_results, repeat_stability
 
@@ -47,13 +50,16 @@ def result_from_run(scorecard: Any, outcomes: Sequence[Any], traces: Sequence[An
                for o in outcomes if o.status == "fail"]
     failing.sort(key=lambda f: (f.criterion_id, f.case_id, f.trace_id))
     measured = repeats >= 2
-    stability = repeat_stability(outcome_results(outcomes, case_of)) if measured else None
-    unstable = [[c.case_id, c.criterion_id] for c in stability.cells if c.variance > stability.threshold] \
-        if stability else []
+    stability = repeat_stability(outcome_results(outcomes, case_of), repeats=repeats) if measured else None
+    cells = stability.unstable if stability else []
+    counts = run_counts or {}
     return EvalResult(repeats=repeats, verdict=scorecard.verdict, criteria=criteria_from_counts(rows, info),
                       failing=failing, stability_measured=measured,
                       stable=bool(stability.stable) if stability else False,
-                      max_variance=stability.max_variance if stability else 0.0, unstable=unstable,
+                      max_variance=stability.max_variance if stability else 0.0,
+                      unstable=[[c.case_id, c.criterion_id] for c in cells],
+                      unsteady=[c.describe() for c in cells],
+                      missing_runs=counts.get("error", 0) + counts.get("timeout", 0),
                       scorecard_digest=scorecard_digest(scorecard.to_json_obj()), eval_dir=eval_dir,
                       warnings=list(scorecard.warnings))
 
@@ -92,4 +98,4 @@ class SuiteEvaluation:
         resolved = load_subject(self.subject_file)
         routed = route(read_model(resolved.resolve(resolved.subject.eval_matrix), EvalMatrix))
         return result_from_run(run.scorecard, run.outcomes, run.traces, routed, repeats,
-                               eval_dir=str(folder.relative_to(self.out_dir)))
+                               eval_dir=str(folder.relative_to(self.out_dir)), run_counts=run.run_counts)

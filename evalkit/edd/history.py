@@ -8,6 +8,9 @@ from typing import Any
 from evalkit.edd.ledger import Ledger, LedgerState
 from evalkit.errors import InputError
 
+UNSTEADY_SHOWN = 10
+"""Unsteady (case, criterion) pairs ``edd history`` lists per swing, worst first; the rest are counted."""
+
 
 def read_loop(folder: str | Path) -> LedgerState:
     """The ledger of a loop folder, replayed.
@@ -94,6 +97,12 @@ def render_status(state: LedgerState, *, history: bool = False) -> str:
             for c in rec.result.criteria:
                 lines.append(f"    {c.severity:<4} {c.criterion_id:<28} {c.passed:>4}/{c.decided:<4} {_fmt_rate(c)}"
                              + (f" skipped {c.skipped}" if c.skipped else ""))
+            for text in rec.result.unsteady[:UNSTEADY_SHOWN]:
+                lines.append(f"    unsteady {text}")
+            if len(rec.result.unsteady) > UNSTEADY_SHOWN:
+                lines.append(f"    unsteady ... and {len(rec.result.unsteady) - UNSTEADY_SHOWN} more pair(s)")
+            for gap in rec.result.evidence_gaps:
+                lines.append(f"    not decided: {gap}")
             lines.append(f"    {row['why']}")
             if row["request"]:
                 lines.append(f"    request {row['request']}: {row['cases_asked']} case(s)")

@@ -5,8 +5,11 @@ run the stop test, and unless it stops, write change request N, hand it to the r
 the response. The next swing evaluates the amended subject. Every step is journaled in the ledger before
 the next begins, so a loop killed anywhere resumes where it stopped and never repeats a recorded step.
 
-The stop test, in the seed's order (success first): full green (repeats stable and accuracy met), max
-swings, max wall clock, no-improvement streak. Beyond those the loop stops, recorded and without a crash,
+The stop test, in the seed's order (success first): full green (repeats stable, accuracy met, and every
+CRIT/HIGH criterion decided on every case and repeat), incomplete evidence (nothing failed, but a gating
+criterion was skipped or undecided somewhere: never green, and nothing to ask for), max swings, max wall
+clock, no-improvement streak; a budget stop records the convergence delta from the first swing to the
+last. Beyond those the loop stops, recorded and without a crash,
 when the remedy command fails (``remedy-crashed``, ``remedy-timeout``, ``remedy-invalid-response``),
 rejects the request (``remedy-rejected``: an unchanged subject is not re-evaluated), or when no failing
 case can be grounded (``nothing-to-ask``: the evaluator never asks for a fix it cannot ground).
@@ -42,9 +45,16 @@ def wall_clock_ms() -> int:
 
 
 def stop_test(result: EvalResult, *, swing: int, elapsed_ms: int, streak: int, budget: LoopBudget) -> str | None:
-    """The first stop reason that holds, in the seed's order, or None to go on."""
-    if result.stable and result.accuracy_met:
+    """The first stop reason that holds, in the seed's order, or None to go on.
+
+    Full green needs the evidence whole: a CRIT or HIGH criterion skipped, errored, uncertain or missing on
+    any case or repeat is never green. With no failing outcome to ask about, such a swing stops
+    ``incomplete-evidence`` at once (a remedy cannot supply a judge); with failures, the loop goes on.
+    """
+    if result.stable and result.accuracy_met and result.evidence_complete:
         return "full-green"
+    if not result.evidence_complete and not result.failing:
+        return "incomplete-evidence"
     if swing >= budget.max_swings:
         return "max-swings"
     if elapsed_ms >= budget.max_wallclock_ms:
@@ -117,7 +127,7 @@ def run_loop(subject: str, out_dir: str | Path, evaluate: Evaluate, remedy: Reme
             ledger.append(record)
             state.evaluations.append(record)
             if record.stop is not None:
-                return _stop(ledger, state, record.swing, record.stop, None)
+                return _stop(ledger, state, record.swing, record.stop, stop_detail(record.stop, state.results()))
             last = record
         swing = last.swing
         assert last.result is not None
@@ -163,6 +173,38 @@ def _evaluate(state: LedgerState, evaluate: Evaluate, budget: LoopBudget, clock:
     stop = stop_test(result, swing=swing, elapsed_ms=now - started_at, streak=streak, budget=budget)
     return LedgerRecord(event="evaluated", swing=swing, phase=phase, result=result, improved=improved,
                         improvement_note=note, streak=streak, stop=stop, at_ms=now)
+
+
+def convergence_delta(results: list[EvalResult]) -> str:
+    """How far the loop got from its first swing to its last: failing and unsteady (case, criterion)
+    pairs, and each criterion's pass rate, first -> last (what a budget stop reports)."""
+    first, last = results[0], results[-1]
+
+    def pairs(r: EvalResult) -> int:
+        return len({(f.case_id, f.criterion_id) for f in r.failing})
+
+    before = {c.criterion_id: c.rate for c in first.criteria}
+    rates = []
+    for c in last.criteria:
+        old = before.get(c.criterion_id)
+        if old is None or c.rate is None:
+            continue
+        rates.append(f"{c.criterion_id} {old:.3f} -> {c.rate:.3f} ({c.rate - old:+.3f})")
+    text = (f"convergence delta over {len(results)} swing(s): failing (case, criterion) pairs {pairs(first)} -> "
+            f"{pairs(last)}, unsteady pairs {len(first.unstable)} -> {len(last.unstable)}")
+    return text + ("; pass rates " + ", ".join(rates) if rates else "")
+
+
+def stop_detail(reason: str, results: list[EvalResult]) -> str | None:
+    """What a stop record says beside its reason: the evidence gaps, or the convergence delta of a budget stop."""
+    if not results:
+        return None
+    if reason == "incomplete-evidence":
+        return ("not green, gating criteria not decided everywhere: " + "; ".join(results[-1].evidence_gaps)
+                + " (give each a judge spec, or rerun what errored)")
+    if reason in ("max-swings", "max-wallclock", "no-improvement-streak"):
+        return convergence_delta(results)
+    return None
 
 
 def _nothing_to_ask(result: EvalResult) -> str:

@@ -71,7 +71,13 @@ class EvalResult(CamelContract):
     stable: bool = Field(strict=True)
     max_variance: float = Field(default=0.0, ge=0)
     unstable: list[list[str]] = Field(default_factory=list)
-    """``[case id, criterion id]`` pairs whose outcome changed between repeats."""
+    """``[case id, criterion id]`` pairs whose outcome was not the same decided one on every repeat: they
+    flipped, or a repeat was uncertain, errored or missing."""
+    unsteady: list[str] = Field(default_factory=list)
+    """What each unstable pair did over its repeats (``case-1 escalation-correct: 4 pass, 1 uncertain of 5
+    repeats``), worst first."""
+    missing_runs: int = Field(default=0, ge=0)
+    """Agent runs that gave no trace: their cases were not evaluated on that repeat."""
     scorecard_digest: str = ""
     eval_dir: str | None = None
     warnings: list[str] = Field(default_factory=list)
@@ -80,6 +86,35 @@ class EvalResult(CamelContract):
     def accuracy_met(self) -> bool:
         """The gate passes and no criterion failed on any case or repeat (full accuracy, MED/LOW included)."""
         return self.verdict == "pass" and all(c.failed == 0 for c in self.criteria)
+
+    @property
+    def evidence_gaps(self) -> list[str]:
+        """Why this evaluation cannot be green whatever its rates say: a gating (CRIT or HIGH) criterion
+        skipped, undecided (uncertain, errored, missing) or never evaluated on some case or repeat, or agent
+        runs that gave no trace. Empty when every gating criterion was decided everywhere."""
+        from evalkit.checks import GATING_SEVERITIES
+
+        gaps = []
+        for c in self.criteria:
+            if c.severity not in GATING_SEVERITIES:
+                continue
+            total = c.decided + c.undecided + c.skipped
+            if not total:
+                gaps.append(f"{c.severity} {c.criterion_id} never evaluated")
+                continue
+            open_ = [f"{n} {what}" for n, what in ((c.skipped, "skipped"),
+                                                    (c.undecided, "undecided (uncertain, errored or missing)"))
+                     if n]
+            if open_:
+                gaps.append(f"{c.severity} {c.criterion_id} {', '.join(open_)} of {total} outcomes")
+        if self.missing_runs:
+            gaps.append(f"{self.missing_runs} agent run(s) gave no trace")
+        return gaps
+
+    @property
+    def evidence_complete(self) -> bool:
+        """Every gating criterion was decided (pass or fail) on every case and repeat."""
+        return not self.evidence_gaps
 
     def rates(self) -> dict[str, float | None]:
         """Pass rate per criterion, for the ledger and the notebook."""
@@ -99,7 +134,7 @@ def carry_stability(result: EvalResult, previous: Sequence[EvalResult]) -> EvalR
     if measured is None:
         return result.model_copy(update={"stable": False})
     return result.model_copy(update={"stable": measured.stable, "max_variance": measured.max_variance,
-                                     "unstable": measured.unstable})
+                                     "unstable": measured.unstable, "unsteady": measured.unsteady})
 
 
 def _bounds(c: CriterionRate) -> tuple[float, float] | None:

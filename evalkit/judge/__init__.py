@@ -52,6 +52,7 @@ from evalkit.judge.providers import (
     MissingCredential,
     Provider,
     ProviderError,
+    ProviderReply,
     ReplayProvider,
     ScriptedProvider,
     make_provider,
@@ -62,7 +63,7 @@ from evalkit.judge.run_loop import RunLoop
 from evalkit.judge.run_outputs import FinishedItems, sidecar_paths
 from evalkit.judge.run_report import judge_run_table, runs_path_of
 from evalkit.judge.runner import JudgeRunSummary, run_coroutine, run_judge, run_prompts
-from evalkit.judge.spec import read_judge_specs
+from evalkit.judge.spec import example_gaps, example_warning, read_judge_specs
 from evalkit.judge.verdict_audit import (
     CriterionVerbosity,
     agent_model,
@@ -70,6 +71,17 @@ from evalkit.judge.verdict_audit import (
     answer_text,
     bias_findings,
     verdict_verbosity,
+)
+from evalkit.judge.verification import (
+    VERIFIER_OUTPUT_SCHEMA,
+    VERIFY_MODES,
+    VerifyPrompt,
+    VerifySummary,
+    verifier_name,
+    verifier_prompt,
+    verify_paths,
+    verify_run,
+    verify_with_llm,
 )
 
 __all__ = [
@@ -80,6 +92,17 @@ __all__ = [
     "calibration_story",
     "cover",
     "render_calibration",
+    "example_gaps",
+    "example_warning",
+    "VERIFIER_OUTPUT_SCHEMA",
+    "VERIFY_MODES",
+    "VerifyPrompt",
+    "VerifySummary",
+    "verifier_name",
+    "verifier_prompt",
+    "verify_paths",
+    "verify_run",
+    "verify_with_llm",
     "CriterionVerbosity",
     "agent_model",
     "answer_lengths",
@@ -105,6 +128,7 @@ __all__ = [
     "PriceTable",
     "Provider",
     "ProviderError",
+    "ProviderReply",
     "ReplayProvider",
     "RetryPolicy",
     "ScriptedProvider",

@@ -81,7 +81,7 @@ def parse_output(text: str) -> dict[str, Any]:
     if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
         body = body[3:-3].removeprefix("json").strip()
     try:
-        return parse_judge_output(body).to_json_obj()
+        return parse_judge_output(body).model_dump(mode="json", by_alias=True)  # every field, left-out ones too
     except InputError as exc:
         raise ValueError(f"does not fit the schema: {exc.render()}") from None
 
@@ -96,7 +96,8 @@ def correction_turns(reply_text: str, problem: str) -> list[dict[str, str]]:
 async def judge_once(provider: Provider, messages: list[dict[str, str]], schema: dict[str, Any], *,
                      key: str, policy: RetryPolicy, sleep: Sleep = asyncio.sleep,
                      on_call: Callable[[], None] | None = None,
-                     should_stop: Callable[[], bool] | None = None, prepared: Any = None) -> CallOutcome:
+                     should_stop: Callable[[], bool] | None = None, prepared: Any = None,
+                     parse: Callable[[str], dict[str, Any]] = parse_output) -> CallOutcome:
     """Judge one prompt: call, retry transient failures, re-ask once on an invalid reply.
 
     Args:
@@ -110,6 +111,8 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
         should_stop: when it returns True, no further call is made (a fatal error elsewhere).
         prepared: the request rendered ahead by the provider's ``prepare`` for these messages and schema;
             used until the messages change (a correction turn).
+        parse: reads a reply into the validated output, raising ValueError with what to fix (the judge's
+            :func:`parse_output` by default; the verifier passes its own).
     """
     outcome = CallOutcome(output=None)
     rng: random.Random | None = None  # seeded on the first retry: most items never need one
@@ -152,7 +155,7 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
                 if on_call is not None:
                     on_call()
         try:
-            outcome.output = parse_output(reply.text)
+            outcome.output = parse(reply.text)
             return outcome
         except ValueError as exc:
             if corrected:

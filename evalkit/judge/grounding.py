@@ -4,8 +4,10 @@ verification after judging can only downgrade a verdict to ``uncertain``, never 
 A ref ``{obs, path, value}`` names a place and the exact text cited there. ``obs`` is the trace id (the
 path is read from the trace root) or an observation id or name (read from that observation). The path
 has dot segments and ``[n]`` list indexes; a string holding JSON is read into when the path goes on. The
-ref resolves when the cited value, whitespace-normalised and lower-cased, is contained in the value at
-the path, serialized and normalised the same way.
+ref resolves when the cited value occurs verbatim in the value at the path (serialized): whitespace
+collapsed on both sides, case kept, no word cut at either end (the seed's "whitespace-normalized EXACT
+value match"; :func:`evalkit.trace_paths.contains_exact`). Terms still bind case-insensitively: a term is
+a spelling to look for, not a citation.
 """
 
 from __future__ import annotations
@@ -20,7 +22,16 @@ from evalkit.contracts.judge import JudgeSpec, Term
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict, Ref
 from evalkit.judge.render import trace_view
-from evalkit.trace_paths import MISSING, contains, normalize, parse_path, step_into
+from evalkit.trace_paths import (
+    MISSING,
+    contains,
+    contains_exact,
+    normalize,
+    normalize_exact,
+    parse_path,
+    step_into,
+    texts_of,
+)
 
 if TYPE_CHECKING:
     from evalkit.judge.prompt import JudgePrompt
@@ -83,7 +94,7 @@ def resolve_ref(trace: Trace, ref: Ref) -> RefResolution:
         if value is MISSING:
             continue
         found_path = True
-        if contains(value, ref.value):
+        if contains_exact(value, ref.value):
             return RefResolution(ref, True)
     where = f"{ref.obs} ({matched})"
     if not found_path:
@@ -117,14 +128,28 @@ def bind_terms(spec: JudgeSpec, trace: Trace) -> list[TermBinding]:
             if term.obs is not None and term.obs not in (part.obs, part.name):
                 continue
             for field, value in part.fields:
-                spelling = next((s for s in term.spellings() if contains(value, s)), None)
-                if spelling is not None:
-                    ref = Ref(obs=part.obs, path=field, value=spelling)
+                found = next((f for f in (_as_written(value, s) for s in term.spellings()) if f), None)
+                if found is not None:
+                    ref = Ref(obs=part.obs, path=field, value=found)
                     break
             if ref is not None:
                 break
         bindings.append(TermBinding(term, ref))
     return bindings
+
+
+def _as_written(value: Any, spelling: str) -> str | None:
+    """The text a spelling matches in ``value`` (case-insensitively, whitespace collapsed), as the field
+    writes it: what a binding's ref cites, so it re-resolves exactly. None when it is not there."""
+    if not contains(value, spelling):
+        return None
+    needle = normalize(spelling)
+    for text in texts_of(value):
+        written = normalize_exact(text)
+        at = written.lower().find(needle)
+        if at >= 0 and len(written.lower()) == len(written):  # lower() kept the length: the slice lines up
+            return written[at:at + len(needle)]
+    return spelling
 
 
 def unbound_verdict(spec: JudgeSpec, trace: Trace, bindings: list[TermBinding]) -> CriterionVerdict | None:
@@ -147,8 +172,8 @@ def verify_verdict(trace: Trace, verdict: CriterionVerdict) -> CriterionVerdict:
 
     ``uncertain`` is returned unchanged. A ``pass`` or ``fail`` with no refs, or with any ref that does
     not resolve, becomes ``uncertain`` (confidence 0, ``blockedBy`` factual-intent) with a
-    ``[verify downgrade]`` note in the critique; everything else is kept. Pass never becomes fail
-    nor fail pass.
+    ``[verify downgrade]`` note in the critique and the reason in ``verifyReason``; everything else is
+    kept. Either way the verdict records ``verifiedBy: refs``. Pass never becomes fail nor fail pass.
     """
     if verdict.result == "uncertain":
         return verdict
@@ -158,13 +183,23 @@ def verify_verdict(trace: Trace, verdict: CriterionVerdict) -> CriterionVerdict:
     else:
         dead = [(i, r) for i, r in enumerate(resolve_ref(trace, ref) for ref in refs) if not r]
         if not dead:
-            return verdict
+            return verdict.model_copy(update={"verified_by": "refs"})
         why = "; ".join(f"refs[{i}] does not resolve: {r.reason}" for i, r in dead)
-    note = f"{VERIFY_MARK} was {verdict.result}: {why}."
+    return downgrade(verdict, BlockedBy(kind="factual-intent", text=why), by="refs", reason=why)
+
+
+def downgrade(verdict: CriterionVerdict, blocked_by: BlockedBy, *, by: str, reason: str,
+              independent: bool | None = None) -> CriterionVerdict:
+    """``verdict`` turned ``uncertain`` by a verification (the only change a verifier may make): confidence 0,
+    ``blockedBy`` saying what the verdict lacks, a ``[verify downgrade]`` note in the critique, and who
+    verified it and why. Never a flip, never a fix."""
+    note = f"{VERIFY_MARK} was {verdict.result}: {reason}."
     fields = verdict.model_dump(exclude_unset=True, by_alias=False)  # field names, as the update below
     fields.update(result="uncertain", confidence=0.0,
                   critique=f"{verdict.critique}\n{note}" if verdict.critique else note,
-                  blocked_by=BlockedBy(kind="factual-intent", text=why))
+                  blocked_by=blocked_by, verified_by=by, verify_reason=reason)
+    if independent is not None:
+        fields["independent_verify"] = independent
     return CriterionVerdict(**fields)
 
 

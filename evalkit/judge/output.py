@@ -18,15 +18,21 @@ from evalkit.contracts.judge import JudgeOutput
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
 
-_KINDS = ["factual-intent", "normative", "scope"]
+KINDS = ["factual-intent", "normative", "scope"]
+"""The kinds of an assumption or a blocker, as the schemas list them."""
+_KINDS = KINDS
 
 
-def _closed(properties: dict[str, Any], description: str | None = None) -> dict[str, Any]:
+def closed_schema(properties: dict[str, Any], description: str | None = None) -> dict[str, Any]:
+    """An object schema as strict structured-output modes take it: closed, every property required."""
     schema: dict[str, Any] = {"type": "object", "properties": properties, "required": list(properties),
                               "additionalProperties": False}
     if description:
         schema["description"] = description
     return schema
+
+
+_closed = closed_schema
 
 
 JUDGE_OUTPUT_SCHEMA: dict[str, Any] = _closed({

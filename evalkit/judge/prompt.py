@@ -126,7 +126,7 @@ def _component_examples(spec: JudgeSpec, traces_by_id: Mapping[str, Trace] | Non
                   f"Critique: {example.critique}"]
         if example.refs:
             lines.append(f"Refs: {compact_sorted_json([r.to_json_obj() for r in example.refs])}")
-        lines.append(f"Result: {example.label}")
+        lines.append(f"Result: {example.label}" + (" (a borderline case)" if example.borderline else ""))
     return "\n".join(lines)
 
 

@@ -30,3 +30,24 @@ def read_judge_specs(path: str | Path) -> list[JudgeSpec]:
     if not specs:
         raise InputError("no judge spec found", file=file)
     return specs
+
+
+def example_gaps(spec: JudgeSpec) -> list[str]:
+    """What the spec's few-shot examples lack of the seed's set: at least one clear pass, one clear fail and
+    one borderline example (from the train split). Empty when it has all three; a warning, not an error."""
+    clear = {e.label for e in spec.examples if not e.borderline}
+    gaps = [f"no clear {label} example" for label in ("pass", "fail") if label not in clear]
+    if not any(e.borderline for e in spec.examples):
+        gaps.append("no borderline example (borderline: true)")
+    return gaps
+
+
+def example_warning(spec: JudgeSpec) -> str | None:
+    """One line for a person when the spec lacks examples (see :func:`example_gaps`), else None."""
+    gaps = example_gaps(spec)
+    if not gaps:
+        return None
+    return (f"judge spec {spec.id}: {', '.join(gaps)}: the seed's judge prompt needs one clear pass, one clear "
+            "fail and one borderline example from the train split (examples: in the spec); without them the "
+            "judge does not know what counts as a failure here")
+

@@ -36,7 +36,9 @@ def _ids(ids: list[str]) -> str:
 
 
 def assert_append_only(before: Dataset, after: Dataset, *, file: str | None = None) -> None:
-    """Refuse ``after`` unless it keeps every case of ``before`` unchanged and its version did not go down.
+    """Refuse ``after`` unless it keeps every case of ``before`` unchanged, its version did not go down, and a
+    changed case set comes with a higher version (the seed's dataset: "bumped on every append"), so a version
+    names one set of cases: a run on version 3 is a run on the same cases as any other run on version 3.
 
     Raises:
         AppendOnlyViolation: naming the missing (or rewritten) case ids.
@@ -53,6 +55,11 @@ def assert_append_only(before: Dataset, after: Dataset, *, file: str | None = No
     if after.version < before.version:
         raise AppendOnlyViolation(f"refused: version {after.version} is below the file's {before.version}",
                                   file=file, path="version")
+    added = [c.id for c in after.cases if c.id not in {b.id for b in before.cases}]
+    if added and after.version == before.version:
+        raise AppendOnlyViolation(f"refused: {len(added)} case(s) added ({_ids(added)}) under the file's version "
+                                  f"{before.version}; a changed case set needs a new version: set version to "
+                                  f"{before.version + 1}", file=file, path="version")
 
 
 def write_dataset(path: str | Path, dataset: Dataset) -> Path:

@@ -96,7 +96,9 @@ def test_without_unlabeled_verdicts_tpr_tnr_and_status_are_still_printed(tmp_pat
     assert _run(["--labels", labels, "--verdicts", verdicts]) == 0
     out = capsys.readouterr().out
     assert "TPR         1.000  [" in out and "TNR         1.000  [" in out
-    assert "status      unvalidated (only 2 usable test labels (need at least 60))" in out
+    assert ("status      unvalidated (only 2 usable test labels (need at least 60); only 1 human passes on test "
+            "(need at least 20 of each class: 19 more test label(s) of pass, judged pass or fail); only 1 human "
+            "fails") in out
     assert "corrected   not valid: nothing to correct" in out and "--observed" in out
 
 
@@ -200,3 +202,28 @@ def test_a_withheld_correction_is_not_widened_for_noise_either(files, tmp_path, 
     out = json.loads(capsys.readouterr().out)
     assert out["calibration"]["status"] == "uncalibrated" and out["correctedPassRate"]["ci"] is None
     assert out["judgeNoise"]["repeatedItems"] == 30 and out["judgeNoise"]["widenedCi"] is None
+
+
+def test_one_human_fail_on_test_never_validates_a_judge_and_says_how_many_fails_are_missing(tmp_path, capsys):
+    """59 passes + 1 fail on test, every one agreed: TNR 1.0 on one trace is not a validation (>= 20 of each)."""
+    labels = [{"traceId": f"p{i}", "label": "pass", "split": "test"} for i in range(59)]
+    labels += [{"traceId": "f0", "label": "fail", "split": "test"}]
+    verdicts = [_verdict(f"p{i}", "pass") for i in range(59)] + [_verdict("f0", "fail")]
+    assert _run(["--labels", _write(tmp_path / "l.jsonl", labels),
+                 "--verdicts", _write(tmp_path / "v.jsonl", verdicts), "--json"]) == 0
+    validation = json.loads(capsys.readouterr().out)["validation"]
+    assert validation["status"] == "unvalidated" and validation["minPerClass"] == 20
+    assert validation["shortfalls"] == ["only 1 human fails on test (need at least 20 of each class: 19 more test "
+                                        "label(s) of fail, judged pass or fail)"]
+
+
+def test_the_status_warns_when_the_judge_spec_lacks_the_seeds_examples(files, tmp_path, capsys):
+    labels, verdicts = files
+    spec = tmp_path / "judge.yaml"
+    spec.write_text("id: c1\ncriterion: c\npass: p\nfail: f\nexamples:\n"
+                    "- {trace: p0, label: pass, critique: fine}\n- {trace: f0, label: fail, critique: bad}\n")
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--spec", str(spec)]) == 0
+    assert "examples    warning: the judge spec has no borderline example" in capsys.readouterr().out
+    assert _run(["--labels", labels, "--verdicts", verdicts, "--spec", str(spec), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["validation"]["exampleGaps"] == [
+        "no borderline example (borderline: true)"]

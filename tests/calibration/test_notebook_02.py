@@ -45,7 +45,7 @@ def test_observed_rate_from_the_subject_and_the_packages_status(tmp_path):
     metrics = {m.name: m for m in summary.metrics}
     assert metrics["diet"].value == "unvalidated"
     assert metrics["diet corrected pass rate"].value == pytest.approx(0.926, abs=0.001)
-    assert "judge unvalidated (only 46 usable test labels (need at least 60); TNR 0.833 < 0.9)" in summary.conclusion
+    assert "judge unvalidated (only 46 usable test labels (need at least 60); only 12 human fails on test (need at least 20 of each class: 8 more test label(s) of fail, judged pass or fail); TNR 0.833 < 0.9)" in summary.conclusion
     assert "judge validated" not in summary.conclusion and "reaches 0.9" not in summary.conclusion
 
 

@@ -63,7 +63,8 @@ def test_the_status_comes_with_the_measurement_and_says_why():
     labels, verdicts = _labels_and_verdicts()
     (result,) = calibrate_criteria(labels, verdicts, observed=(P_OBS, N)).results.values()
     assert result.status == "unvalidated"
-    assert result.shortfalls == ["only 46 usable test labels (need at least 60)", "TNR 0.833 < 0.9"]
+    assert result.shortfalls == ["only 46 usable test labels (need at least 60)",
+                                 "only 12 human fails on test (need at least 20 of each class: 8 more test label(s) of fail, judged pass or fail)", "TNR 0.833 < 0.9"]
     assert result.observed_from == "given"
 
 
@@ -96,7 +97,7 @@ def test_calibrate_prints_the_published_numbers_from_observed_and_n(tmp_path, ca
     out = capsys.readouterr().out
     assert "observed    0.857 pass rate on 2400 traces (given)" in out
     assert "corrected   0.926  95% CI [0.8" in out
-    assert "status      unvalidated (only 46 usable test labels (need at least 60); TNR 0.833 < 0.9)" in out
+    assert "status      unvalidated (only 46 usable test labels (need at least 60); only 12 human fails on test (need at least 20 of each class: 8 more test label(s) of fail, judged pass or fail); TNR 0.833 < 0.9)" in out
     _cli(tmp_path, ["--observed", str(P_OBS), "--n", "2400", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["validation"]["status"] == "unvalidated" and report["unlabeled"]["observedFrom"] == "given"

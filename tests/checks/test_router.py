@@ -26,8 +26,7 @@ def criterion(cid: str | None, method: str, severity: str = "HIGH", check: dict 
         out["criterionId"] = cid
     if check:
         out["check"] = check
-    if evidence:
-        out["evidenceSource"] = evidence
+    out["evidenceSource"] = evidence or "Intended behavior: the test's."
     return out
 
 

@@ -34,7 +34,7 @@ def expected_verdict(cells: list[tuple[str, str]]) -> str:
     gating = [status for severity, status in cells if severity in ("CRIT", "HIGH")]
     if "fail" in gating:
         return "fail"
-    if {"uncertain", "error", "missing"} & set(gating):
+    if {"uncertain", "error", "missing", "skipped"} & set(gating):  # a gating criterion nobody decided
         return "incomplete"
     return "pass"
 
@@ -85,12 +85,16 @@ def test_pass_rate_is_over_decided_outcomes_with_wilson_interval() -> None:
     assert score.failing_traces == ["t7", "t8"]
 
 
-def test_skip_rate_of_half_warns_and_skips_never_fail() -> None:
+def test_skip_rate_of_half_warns_and_a_skipped_gating_criterion_is_incomplete_never_pass_nor_fail() -> None:
     routed = route(matrix(criterion("a", "llm-judge", "CRIT")))
     outcomes = [Outcome("C3", "a", "t1", "skipped", "llm-judge"), Outcome("C3", "a", "t2", "pass", "llm-judge")]
     card = build_scorecard(routed, outcomes, subject="s", matrix_version="v1", generated_at="now", trace_count=2)
-    assert card.verdict == "pass"
+    assert card.verdict == "incomplete"
+    assert card.components[0].reasons == ["CRIT a 1 skipped"]
     assert card.warnings == ["C3 a: 50% of outcomes skipped"]
+    med = route(matrix(criterion("a", "llm-judge", "MED")))
+    assert build_scorecard(med, outcomes, subject="s", matrix_version="v1", generated_at="now",
+                           trace_count=2).verdict == "pass"  # MED and LOW never gate, skipped or not
     outcomes[0] = Outcome("C3", "a", "t1", "pass", "llm-judge")
     assert build_scorecard(routed, outcomes, subject="s", matrix_version="v1", generated_at="now",
                            trace_count=2).warnings == []

@@ -48,3 +48,22 @@ def test_single_runs_cannot_show_variance_and_are_listed() -> None:
     result = repeat_stability([("a", "c", "pass"), ("b", "c", "pass"), ("b", "c", "pass")])
     assert result.single == [("a", "c")]
     assert [c.case_id for c in result.cells] == ["b"]
+
+
+@pytest.mark.parametrize("other", ["uncertain", "error", "missing"])
+def test_an_undecided_repeat_makes_the_case_unstable_and_says_which(other) -> None:
+    """4 pass + 1 uncertain (or errored, or missing) is not "the same outcome on every repeat"."""
+    results = [("case-1", "c", "pass")] * 4 + [("case-1", "c", other)] + [("case-2", "c", "pass")] * 5
+    stability = repeat_stability(results)
+    assert not stability.stable and stability.max_variance == 0
+    [cell] = stability.unstable
+    word = {"error": "errored"}.get(other, other)
+    assert cell.describe() == f"case-1 c: 4 pass, 1 {word} of 5 repeats"
+
+
+def test_repeats_asked_for_but_not_run_count_as_missing() -> None:
+    results = [("case-1", "c", "pass")] * 3 + [("case-2", "c", "pass")] * 5
+    assert repeat_stability(results).stable                       # nobody said five were asked for
+    stability = repeat_stability(results, repeats=5)
+    [cell] = stability.unstable
+    assert (cell.case_id, cell.missing, cell.repeats) == ("case-1", 2, 5) and not stability.stable

@@ -138,12 +138,24 @@ def test_gate_exits_2_on_a_broken_call_so_ci_can_tell_it_from_a_failed_gate(caps
     assert usage.value.code == 2
 
 
+def test_gate_exits_3_when_the_run_decided_nothing_and_on_an_empty_unpaired_run(capsys, tmp_path):
+    base = write_jsonl(tmp_path / "base.jsonl", run_of("p" * 20 + "f" * 5))
+    broken = write_jsonl(tmp_path / "run.jsonl", run_of("u" * 25))
+    code, out, _ = run(capsys, "gate", broken, "--baseline", base)
+    assert code == 3 and out.startswith("## evalkit gate: INCOMPLETE\n") and "0 item(s) decided" in out
+    empty = write_jsonl(tmp_path / "empty.jsonl", [])
+    assert run(capsys, "gate", empty, "--baseline", base, "--unpaired")[0] == 3
+    same = write_jsonl(tmp_path / "same.jsonl", run_of("p" * 20 + "f" * 5))
+    assert run(capsys, "gate", same, "--baseline", base)[0] == 0
+    assert run(capsys, "gate", same, "--baseline", base, "--min-decided", "30")[0] == 3
+
+
 def test_gate_help_documents_the_exit_codes_and_its_defaults_are_the_librarys(capsys):
     with pytest.raises(SystemExit) as done:
         main(["gate", "--help"])
     text = capsys.readouterr().out
     assert done.value.code == 0
-    assert "0  passed" in text and "1  failed" in text and "2  broken call" in text
+    assert "0  passed" in text and "1  failed" in text and "2  broken call" in text and "3  incomplete" in text
     args = build_parser().parse_args(["gate", "run.jsonl", "--baseline", "base.jsonl"])
     assert (args.max_drop, args.alpha) == (DEFAULT_MAX_DROP, DEFAULT_ALPHA)
 

@@ -29,7 +29,8 @@ def test_eval_run_writes_the_folder_gates_and_reruns_byte_identically(shop, tmp_
     assert crit["counts"]["passed"] == 2 and crit["counts"]["failed"] == 1
     assert [t.endswith("-r1") for t in crit["failingTraces"]] == [True]
     polite = by_id["C2"]["criteria"][0]
-    assert polite["counts"]["skipped"] == 3 and by_id["C2"]["verdict"] == "pass"
+    assert polite["counts"]["skipped"] == 3 and by_id["C2"]["verdict"] == "incomplete"   # nobody judged it
+    assert by_id["C2"]["reasons"] == [f"{polite['severity']} polite 3 skipped"]
     assert "1 judge criteria skipped: no judge spec in subject" in card["warnings"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["runs"] == {"ok": 3, "error": 0, "timeout": 0} and manifest["judge"] is None
@@ -64,12 +65,40 @@ def test_judge_criteria_are_judged_in_one_batch_with_the_subjects_specs(shop, tm
     c2 = next(c for c in run.scorecard.components if c.component_id == "C2")
     assert c2.verdict == "fail" and c2.criteria[0].counts.failed == 1 and c2.criteria[0].counts.skipped == 0
     assert (tmp_path / "eval" / "judge" / "verdicts.jsonl").is_file()
+    [judge] = c2.criteria[0].judges                        # the seed's pin rule: which judge, on the scorecard
+    assert (judge.provider, judge.model, judge.temperature) == ("fake", "scripted", 0.0)
+    assert judge.prompt_digest.startswith("sha256:") and len(judge.prompt_digest) == 71
+    saved = json.loads((tmp_path / "eval" / "scorecard.json").read_text())
+    polite = next(c for comp in saved["components"] for c in comp["criteria"] if c["criterionId"] == "polite")
+    assert polite["judges"] == [{"provider": "fake", "model": "scripted", "temperature": 0.0,
+                                 "promptDigest": judge.prompt_digest}]
+    assert f"judge fake scripted t=0 {judge.prompt_digest[7:15]}" in (tmp_path / "eval" / "card.txt").read_text()
+    from evalkit.checks import criterion_frame
+    row = criterion_frame(run.scorecard).filter(criterion="polite").row(0, named=True)
+    assert row["judge"] == f"fake scripted t=0 {judge.prompt_digest}"       # the report's criteria table
     card, traces, verdicts, manifest = read_eval_run(tmp_path / "eval")
     assert len(traces) == 3 and len(verdicts) == 6 and manifest["judge"]["criteria"] == ["polite"]
 
     again = ScriptedProvider(script)                      # the journal answers a rerun: no new calls
     eval_subject(subject, tmp_path / "eval", concurrency=3, provider=again)
     assert again.calls == []
+
+
+def test_an_uncertain_repeat_is_named_on_the_card_as_unsteady(shop, tmp_path):
+    subject = with_judge_spec(shop)
+
+    def script(messages, schema, index):
+        ref = {"obs": "respond", "path": "name", "value": "respond"}
+        if "typo" in messages[1]["content"] and "-r2\n" in messages[1]["content"]:   # the typo case's 2nd repeat
+            return json.dumps({"critique": "Cannot tell.", "refs": [ref], "assumptions": [], "result": "uncertain",
+                               "confidence": 0.2, "blockedBy": {"kind": "scope", "text": "tone unclear"}})
+        return json.dumps({"critique": "Read the reply.", "refs": [ref], "assumptions": [], "result": "pass",
+                           "confidence": 0.9, "blockedBy": None})
+
+    run = eval_subject(subject, tmp_path / "eval", repeats=2, concurrency=3, provider=ScriptedProvider(script))
+    [warning] = [w for w in run.scorecard.warnings if w.startswith("repeats not stable")]
+    assert "1 (case, criterion) pair(s)" in warning and "polite: 1 pass, 1 uncertain of 2 repeats" in warning
+    assert "| warn: repeats not stable: 1 (case, criterion) pair(s)" in (tmp_path / "eval" / "card.txt").read_text()
 
 
 def test_scorecard_command_writes_and_shows_the_card(shop, tmp_path, capsys):
@@ -91,5 +120,16 @@ def test_scorecard_command_writes_and_shows_the_card(shop, tmp_path, capsys):
                                           "confidence": 0.9, "critique": "fine"}) + "\n" for t in ids))
     assert main(["scorecard", str(matrix), str(traces), "--verdicts", str(polite)]) == 0
     assert "C2 respond" in (shown := capsys.readouterr().out) and "PASS" in shown.split("C2 respond")[1][:60]
+    assert "warn: which judge decided polite is not recorded" in shown     # no polite.runs.jsonl beside it
+    (tmp_path / "polite.runs.jsonl").write_text("".join(json.dumps({
+        "criterionId": "polite", "traceId": t, "repeat": 0, "provider": "openai", "model": "gpt-x", "temperature": 0,
+        "promptDigest": "sha256:" + "1" * 64, "judgeDigest": "sha256:" + "ab" * 32, "result": "pass",
+        "inputTokens": 1, "outputTokens": 1, "attempts": 1, "cached": False, "costUsd": None,
+        "structuredOutput": "json_schema"}) + "\n" for t in ids))
+    assert main(["scorecard", str(matrix), str(traces), "--verdicts", str(polite), "--out", str(card_file)]) == 0
+    shown = capsys.readouterr().out
+    assert "judge openai gpt-x t=0 abababab" in shown and "which judge decided" not in shown
+    saved = json.loads(card_file.read_text())
+    assert saved["components"][1]["criteria"][0]["judges"][0]["model"] == "gpt-x"
     assert main(["scorecard", "show"]) == 1
     assert "scorecard show needs" in capsys.readouterr().err

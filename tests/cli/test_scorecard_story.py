@@ -53,7 +53,7 @@ def test_story_of_an_eval_run_with_repeats(shop, tmp_path):
     story = scorecard_story(subject, tmp_path / "eval")
     assert story.source == "eval run" and story.scorecard.trace_count == 6
     comps = component_frame(story.scorecard)
-    assert dict(zip(comps["component"], comps["verdict"], strict=True)) == {"C1 order_lookup": "fail", "C2 respond": "pass"}
+    assert dict(zip(comps["component"], comps["verdict"], strict=True)) == {"C1 order_lookup": "fail", "C2 respond": "incomplete"}
     crit = criterion_frame(story.scorecard).row(0, named=True)
     assert (crit["criterion"], crit["pass"], crit["fail"], crit["pass rate"]) == ("order-id-matches", 4, 2, 4 / 6)
     assert [r["kind"] for r in rate_rows(story.scorecard)] == ["observed (Wilson)"]     # polite was skipped

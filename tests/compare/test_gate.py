@@ -74,3 +74,43 @@ def test_unpaired_items_are_refused_or_listed_in_the_summary(write_run):
         gate(run, base)
     md = render_gate_markdown(gate(run, base, unpaired=True))
     assert "- `cites-order-id`: 1 only in baseline, 0 only in run (not compared)" in md
+
+
+def test_a_run_that_decided_nothing_is_incomplete_never_a_pass(write_run):
+    """A judge that broke (all uncertain) gates nothing: exit 3, and the Markdown says so."""
+    base = write_run("base.jsonl", run_of("p" * 40 + "f" * 10))
+    broken = write_run("run.jsonl", run_of("u" * 50))
+    result = gate(broken, base)
+    assert (result.outcome, result.exit_status, result.passed) == ("incomplete", 3, False)
+    (g,) = result.criteria
+    assert g.reason == ("incomplete: 0 item(s) decided in both runs (50 uncertain); the gate needs at least 5 "
+                        "to be able to fail")
+    md = render_gate_markdown(result)
+    assert md.startswith("## evalkit gate: INCOMPLETE\n") and "⚠️ incomplete" in md
+    assert md.rstrip().endswith("Exit status 3.")
+
+
+def test_the_least_decided_is_where_the_gate_can_fail_at_all_and_a_failure_outranks_it(write_run):
+    from evalkit.compare.gate import min_decided
+
+    assert [min_decided(a) for a in (0.05, 0.01, 0.1, 0.03125)] == [5, 7, 4, 6]
+    four_flips = _runs(write_run, 0, 4, 0, 0)        # 4 of 4 dropped: p = 1/16, cannot reach 0.05
+    assert gate(*four_flips).outcome == "incomplete"
+    five_flips = _runs(write_run, 0, 5, 0, 0)
+    assert gate(*five_flips).outcome == "fail"      # 5 is the least on which it can fail, and it does
+    assert gate(*_runs(write_run, 5, 0, 0, 0)).outcome == "pass"
+    with pytest.raises(InputError, match="least_decided"):
+        gate(*five_flips, least_decided=4)
+    assert gate(*five_flips, least_decided=6).outcome == "incomplete"
+    up_new, up_old = _runs(write_run, 50, 30, 0, 20, crit="a")
+    thin_new, thin_old = _runs(write_run, 2, 0, 0, 0, crit="b")
+    new = write_run("new.jsonl", _load(up_new) + _load(thin_new))
+    old = write_run("old.jsonl", _load(up_old) + _load(thin_old))
+    assert gate(new, old).outcome == "fail"         # fail > incomplete > pass
+
+
+def test_an_empty_run_with_unpaired_is_incomplete(write_run):
+    base = write_run("base.jsonl", run_of("ppppppppff"))
+    empty = write_run("empty.jsonl", [])
+    result = gate(empty, base, unpaired=True)
+    assert result.exit_status == 3 and result.criteria[0].comparison.only_old

@@ -56,7 +56,9 @@ KINDS: dict[str, type[BaseModel]] = {
 REQUIRED: dict[type[BaseModel], set[str]] = {
     EvalMatrix: {"subject", "version", "generatedAt", "designPrinciples", "components"},
     MatrixComponent: {"componentId", "componentName", "componentType", "criteria"},
-    MatrixCriterion: {"dimension", "statement", "checkMethod", "passCondition", "severity", "existingCoverage"},
+    # evidenceSource: not in the seed's required list, but its description makes it "mandatory traceability"
+    MatrixCriterion: {"dimension", "statement", "checkMethod", "passCondition", "severity", "existingCoverage",
+                      "evidenceSource"},
     Dataset: {"subject", "dimensions", "cases", "version"},
     Dimension: {"name", "values"},
     Case: {"id", "tuple", "query", "source"},
@@ -320,7 +322,7 @@ def test_loop_budget_defaults() -> None:
     ) == (6, 1_800_000, 2)
     assert budget.to_json_obj() == {}
     assert LoopBudget.model_validate({"maxSwings": 3}).to_json_obj() == {"maxSwings": 3}
-    assert STOP_REASONS == ("full-green", "max-swings", "max-wallclock", "no-improvement-streak")
+    assert STOP_REASONS == ("full-green", "incomplete-evidence", "max-swings", "max-wallclock", "no-improvement-streak")
 
 
 @pytest.mark.parametrize("field", ["maxSwings", "maxWallclockMs", "noImprovementStreakLimit"])
@@ -328,3 +330,21 @@ def test_loop_budget_rejects_zero(field: str) -> None:
     with pytest.raises(ValidationError) as info:
         LoopBudget.model_validate({field: 0})
     assert [e["loc"] for e in info.value.errors()] == [(field,)]
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("advisory", False, "must be true: methodology-review items are advisory and never gate a run"),
+    ("advisory", 1, "must be true"),
+    ("id", "MR-10", "must be one of MR-1 .. MR-9"),
+    ("id", "MR-0", "must be one of MR-1 .. MR-9"),
+    ("id", "mr-1", "must be one of MR-1 .. MR-9"),
+])
+def test_methodology_items_are_the_seeds_nine_and_always_advisory(field, value, message) -> None:
+    error = single_error("methodology-review", mutated(example("methodology-review"), ("items", 0, field), value))
+    assert error["loc"] == ("items", 0, field) and message in error["msg"]
+
+
+def test_a_methodology_item_id_is_used_once() -> None:
+    obj = mutated(example("methodology-review"), ("items", 1, "id"), "MR-1")
+    with pytest.raises(ValidationError, match=r"items\[1\].id: MR-1 is already an item of this review"):
+        MethodologyReview.model_validate(obj)

@@ -10,8 +10,10 @@ from evalkit.edd import CriterionRate, EvalResult, FailingOutcome
 
 
 def result(rates: dict[str, tuple[int, int]], *, repeats: int = 1, unstable: int = 0, verdict: str | None = None,
-           refs: bool = True) -> EvalResult:
-    """An EvalResult with ``{criterion: (passed, failed)}``; failing outcomes for each fail, flips as asked."""
+           refs: bool = True, skipped: dict[str, int] | None = None, undecided: dict[str, int] | None = None,
+           severity: dict[str, str] | None = None) -> EvalResult:
+    """An EvalResult with ``{criterion: (passed, failed)}``; failing outcomes for each fail, flips as asked;
+    ``skipped``/``undecided`` outcomes per criterion; every criterion HIGH unless ``severity`` says."""
     failing = [FailingOutcome(case_id=f"case-{cid}-{i}", trace_id=f"case-{cid}-{i}-r1", criterion_id=cid,
                               critique=f"{cid} failed on case {i}",
                               refs=[Ref(obs="respond", path="output.answer", value=f"answer {i}")] if refs else [])
@@ -20,8 +22,9 @@ def result(rates: dict[str, tuple[int, int]], *, repeats: int = 1, unstable: int
     any_fail = any(f for _, f in rates.values())
     return EvalResult(
         repeats=repeats, verdict=verdict or ("fail" if any_fail else "pass"),
-        criteria=[CriterionRate(criterion_id=cid, severity="HIGH", statement=f"{cid} holds",
-                                evidence=f"criterion {cid}. Injected failure mode mode_{cid}", passed=p, failed=f)
+        criteria=[CriterionRate(criterion_id=cid, severity=(severity or {}).get(cid, "HIGH"), statement=f"{cid} holds",
+                                evidence=f"criterion {cid}. Injected failure mode mode_{cid}", passed=p, failed=f,
+                                skipped=(skipped or {}).get(cid, 0), undecided=(undecided or {}).get(cid, 0))
                   for cid, (p, f) in rates.items()],
         failing=failing, stability_measured=repeats >= 2, stable=repeats >= 2 and unstable == 0, unstable=flips)
 

@@ -26,6 +26,16 @@ RED_FLIPPING = result({"c": (15, 5)}, repeats=5, unstable=2)
     ("accurate but flipping is not green", result({"c": (20, 0)}, repeats=5, unstable=0).model_copy(
         update={"stable": False}), 2, 0, 0, None),
     ("within every bound", RED_FLIPPING, 5, 29.9, 1, None),
+    ("green rates but a HIGH criterion never judged", result({"c": (20, 0)}, repeats=5, skipped={"c": 20}),
+     1, 0, 0, "incomplete-evidence"),
+    ("green rates but HIGH undecided on one repeat", result({"c": (19, 0)}, repeats=5, undecided={"c": 1}),
+     1, 0, 0, "incomplete-evidence"),
+    ("green rates but agent runs gave no trace", GREEN.model_copy(update={"missing_runs": 2}), 1, 0, 0,
+     "incomplete-evidence"),
+    ("a gap with failures to ask about goes on", result({"c": (15, 5), "d": (0, 0)}, repeats=5,
+                                                        skipped={"d": 20}), 2, 0, 0, None),
+    ("MED skipped does not hold green back", result({"c": (20, 0), "m": (0, 0)}, repeats=5, skipped={"m": 20},
+                                                    severity={"m": "MED"}), 1, 0, 0, "full-green"),
 ])
 def test_the_stop_test_checks_in_the_seeds_order(case, res, swing, minutes, streak, want):
     got = stop_test(res, swing=swing, elapsed_ms=int(minutes * 60000), streak=streak, budget=LoopBudget())
@@ -118,3 +128,38 @@ def test_an_out_of_order_ledger_is_an_error_naming_the_record(tmp_path):
                            '{"event": "responded", "swing": 1}\n')
     with pytest.raises(InputError, match="record 2 .responded, swing 1.: a response without its request"):
         ledger.replay()
+
+
+def test_a_budget_stop_records_the_convergence_delta_and_a_gap_stop_names_the_criteria(tmp_path):
+    agent = write_agent(tmp_path, failing=12, flipping=0)
+    out = run_loop("shop-bot", tmp_path / "loop", FileAgent(agent), _remedy(tmp_path, agent),
+                   budget=LoopBudget(max_swings=2, no_improvement_streak_limit=5), clock=lambda: 0)
+    assert out.stop_reason == "max-swings"
+    assert out.state.stopped.reason == ("convergence delta over 2 swing(s): failing (case, criterion) pairs "
+                                        "12 -> 8, unsteady pairs 0 -> 0; pass rates answer-correct 0.400 -> "
+                                        "0.600 (+0.200)")
+
+    def unjudged(swing, phase):
+        return result({"answer-correct": (20, 0), "escalation": (0, 0)}, repeats=5, skipped={"escalation": 20})
+
+    out = run_loop("shop-bot", tmp_path / "gap", unjudged, _remedy(tmp_path, agent), clock=lambda: 0)
+    assert (out.stop_reason, out.phase, out.swings) == ("incomplete-evidence", "stopped", 1)
+    assert "HIGH escalation 20 skipped of 20 outcomes" in out.state.stopped.reason
+
+
+
+def test_history_names_the_unsteady_pairs_and_what_was_not_decided(tmp_path):
+    from evalkit.edd import render_status
+
+    def shaky(swing, phase):
+        res = result({"answer-correct": (19, 0), "escalation": (0, 0)}, repeats=5, undecided={"answer-correct": 1},
+                     skipped={"escalation": 20})
+        return res.model_copy(update={"stable": False, "unstable": [["case-1", "answer-correct"]],
+                                      "unsteady": ["case-1 answer-correct: 4 pass, 1 uncertain of 5 repeats"]})
+
+    out = run_loop("shop-bot", tmp_path / "loop", shaky, _remedy(tmp_path, write_agent(tmp_path, 0, 0)),
+                   clock=lambda: 0)
+    text = render_status(out.state, history=True)
+    assert "    unsteady case-1 answer-correct: 4 pass, 1 uncertain of 5 repeats" in text
+    assert "    not decided: HIGH escalation 20 skipped of 20 outcomes" in text
+    assert "stopped: incomplete-evidence after swing 1" in text

@@ -77,6 +77,9 @@ class JudgeServer:
     record: bool = True
     connections: int = 0
     """Connections accepted so far (keep-alive reuse shows as fewer connections than requests)."""
+    script: Any = None
+    """``script(messages) -> reply text``: answers every chat completion with that text instead (a test's own
+    judge or verifier); faults and llama.cpp's refusal still apply first."""
 
     def _first_user(self, body: dict[str, Any]) -> str:
         users = [m for m in body.get("messages", []) if m.get("role") == "user"]
@@ -107,6 +110,8 @@ class JudgeServer:
         if path.endswith("/chat/completions") and self.llama_cpp \
                 and (body.get("response_format") or {}).get("type") == "json_schema":
             return 500, {}, _error(500, LLAMA_CPP_REFUSAL), self.latency
+        if self.script is not None and path.endswith("/chat/completions"):
+            return 200, {}, _openai(body, self.script(body.get("messages", []))), self.latency
         output: Any = judge_output(expect, item)
         if fault == "bad-output":
             output = {"critique": "", "result": "maybe"}

@@ -17,7 +17,7 @@ TRACE = leasing_trace("t-1")
 
 
 @pytest.mark.parametrize(("obs", "path", "value"), [
-    ("t-1", "input", "what is your PET   fee?"),                       # trace root, case and spaces ignored
+    ("t-1", "input", "What is your pet   fee?"),                       # trace root, spaces collapsed
     ("t-1", "observations[2].output.content", "300 dollars"),        # trace root into an observation
     ("m3", "output.content", "The pet fee is 300 dollars per pet."),  # observation id
     ("m1", "input[1].content", "What is your pet fee?"),              # [n] index
@@ -42,6 +42,9 @@ def test_ref_resolves(obs: str, path: str, value: str) -> None:
     ("m3", "output..content", "fee", "not dot segments and [n] indexes"),
     ("m3", "output.content", "300 dollars per pet. Pets are free", "is not at"),  # more than is there
     ("m2", "input", "300 dollars", "is not at 'input'"),  # there, but at another path
+    ("t-1", "input", "what is your PET fee?", "is not at 'input'"),  # another case: not the exact value
+    ("m3", "output.content", "The pet fe", "is not at"),  # cuts a word: not the exact value
+    ("m3", "output.content", "et fee is 300", "is not at"),
 ])
 def test_ref_does_not_resolve_and_says_why(obs: str, path: str, value: str, reason: str) -> None:
     resolution = resolve_ref(TRACE, Ref(obs=obs, path=path, value=value))
@@ -62,7 +65,8 @@ def test_terms_bind_where_the_judge_looks() -> None:
                                          "obs": "getCommunitiesInformation"}, "parking fee"])
     bound, scoped, unbound = bind_terms(judge, TRACE)
     assert bound.bound and resolve_ref(TRACE, bound.ref)
-    assert scoped.ref == Ref(obs="m2", path="input", value="Pet Policy")
+    assert scoped.ref == Ref(obs="m2", path="input", value="pet policy")   # as the field writes it: it resolves
+    assert resolve_ref(TRACE, scoped.ref)
     assert not unbound.bound and unbound.ref is None
 
 
@@ -86,7 +90,9 @@ DEAD = Ref(obs="m3", path="output.content", value="250 dollars per pet")
 @pytest.mark.parametrize("result", ["pass", "fail"])
 def test_verify_keeps_a_grounded_verdict(result: str) -> None:
     before = verdict(result, [GOOD])
-    assert verify_verdict(TRACE, before) == before
+    after = verify_verdict(TRACE, before)
+    assert after == before.model_copy(update={"verified_by": "refs"})       # kept, and says who checked it
+    assert after.to_json_obj()["verifiedBy"] == "refs" and "verifyReason" not in after.to_json_obj()
 
 
 @pytest.mark.parametrize("result", ["pass", "fail"])
@@ -99,6 +105,7 @@ def test_verify_downgrades_a_dead_ref(result: str) -> None:
     assert after.critique.startswith("The reply states the fee the tool returned.\n")
     assert f"{VERIFY_MARK} was {result}: refs[1] does not resolve: value '250 dollars per pet'" in after.critique
     assert after.refs == [GOOD, DEAD]  # nothing dropped
+    assert after.verified_by == "refs" and after.verify_reason == after.blocked_by.text
 
 
 @pytest.mark.parametrize("refs", [None, []])

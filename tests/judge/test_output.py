@@ -46,7 +46,8 @@ def test_schema_asks_for_the_critique_before_the_verdict() -> None:
 def test_schema_and_contract_agree() -> None:
     model = JudgeOutput.model_json_schema(by_alias=True)
     assert set(model["properties"]) == set(JUDGE_OUTPUT_SCHEMA["properties"])
-    assert set(model["required"]) == set(JUDGE_OUTPUT_SCHEMA["required"])
+    # the schema sent asks for every field (strict modes); parsing asks only what the seed does
+    assert set(model["required"]) == set(JUDGE_OUTPUT_SCHEMA["required"]) - {"assumptions", "blockedBy"}
     example = read_json_strict(EXAMPLE)
     jsonschema.validate(example, JUDGE_OUTPUT_SCHEMA)
     assert parse_judge_output(example).result == "uncertain"
@@ -81,3 +82,16 @@ def test_bad_reply_names_the_field(reply: str, path: str | None, words: str) -> 
     with pytest.raises(InputError) as info:
         parse_judge_output(reply)
     assert info.value.path == path and words in info.value.message
+
+
+@pytest.mark.parametrize("left_out", [("blockedBy",), ("assumptions",), ("blockedBy", "assumptions")])
+def test_a_pass_or_fail_reply_without_blocked_by_or_assumptions_is_a_verdict(left_out: tuple[str, ...]) -> None:
+    """The seed requires blockedBy only on uncertain: a JSON-object-mode reply that omits a null field is valid."""
+    for result in ("pass", "fail"):
+        reply = {k: v for k, v in {**REPLY, "result": result}.items() if k not in left_out}
+        verdict = to_verdict(parse_judge_output(json.dumps(reply)), "c", "t-1")
+        assert verdict.result == result and verdict.blocked_by is None and verdict.assumptions == []
+    with pytest.raises(InputError, match="required when result is 'uncertain'"):
+        parse_judge_output(json.dumps({k: v for k, v in {**REPLY, "result": "uncertain"}.items()
+                                       if k not in left_out}))
+

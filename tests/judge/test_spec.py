@@ -103,3 +103,18 @@ def test_subject_lists_its_judge_specs(tmp_path: Path) -> None:
     resolved = load_subject(subject)
     specs = read_judge_specs(resolved.resolve(resolved.subject.judges[0]))
     assert [s.id for s in specs] == ["all_responses_substantiated", "tour_booked_only_when_confirmed"]
+
+
+def test_a_spec_without_a_clear_pass_a_clear_fail_and_a_borderline_example_is_warned_about() -> None:
+    from evalkit.judge import example_gaps, example_warning
+    from tests.judge.traces import spec
+
+    assert example_gaps(spec()) == ["no clear pass example", "no clear fail example",
+                                    "no borderline example (borderline: true)"]
+    ex = [{"trace": "a", "label": "pass", "critique": "c"}, {"trace": "b", "label": "fail", "critique": "c"}]
+    assert example_gaps(spec(examples=ex)) == ["no borderline example (borderline: true)"]
+    full = spec(examples=[*ex, {"trace": "c", "label": "fail", "critique": "c", "borderline": True}])
+    assert example_gaps(full) == [] and example_warning(full) is None
+    only_borderline = spec(examples=[{"trace": "c", "label": "pass", "critique": "c", "borderline": True}])
+    assert example_gaps(only_borderline) == ["no clear pass example", "no clear fail example"]
+    assert "one clear pass, one clear fail and one borderline example" in example_warning(spec())

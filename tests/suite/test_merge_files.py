@@ -153,3 +153,19 @@ def test_check_finds_duplicate_ids_edited_queries_and_unknown_values(tmp_path):
     assert any("cases[2].id: id" in m and "does not match its tuple and query" in m for m in messages)
     assert any("cases[3].tuple.intent: 'complaint' is not a value of dimension 'intent'" in m for m in messages)
     assert not any("cases[4]" in m for m in messages)  # derived cases carry an outcome, not the dimensions
+
+
+def test_a_changed_case_set_under_the_same_version_is_refused(tmp_path):
+    """The seed's dataset version is bumped on every append: version N names one set of cases."""
+    path = tmp_path / "dataset.json"
+    a = new_case(REFUND, "refund my blender", "seed")
+    b = new_case(STATUS, "where is order 5", "seed")
+    write_dataset(path, _suite(a))
+    before = path.read_bytes()
+    with pytest.raises(AppendOnlyViolation) as err:
+        write_dataset(path, _suite(a, b))                      # same version 1, one case more
+    assert f"1 case(s) added ({b.id}) under the file's version 1" in str(err.value)
+    assert "set version to 2" in str(err.value) and path.read_bytes() == before
+    write_dataset(path, _suite(a))                             # the same cases again: fine
+    write_dataset(path, _suite(a, b, version=2))
+    assert read_dataset(path).version == 2

@@ -4,6 +4,13 @@
 any OpenAI-compatible endpoint), ``anthropic`` (the official SDK), ``replay`` (a recorded cassette) and
 the scripted fake for tests. Keys come from the usual environment variables, checked here, before any
 work starts.
+
+Another package adds a provider by name in the ``evalkit.judge_providers`` entry-point group::
+
+    [project.entry-points."evalkit.judge_providers"]
+    my-gateway = "my_package.judge:make_provider"     # make_provider(pin) -> a Provider
+
+(evalkit's own ``sample-rules``, the bundled sample's rules judge, is registered this way).
 """
 
 from __future__ import annotations
@@ -24,6 +31,8 @@ from evalkit.judge.providers.fake import ScriptedProvider
 from evalkit.judge.providers.replay import CassetteRecorder, ReplayProvider, request_key
 
 PROVIDERS = ("openai", "anthropic", "replay")
+PLUGIN_GROUP = "evalkit.judge_providers"
+"""The entry-point group of judge providers from other packages (name -> ``factory(pin) -> Provider``)."""
 KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 """The environment variable each provider's SDK reads its key from."""
 
@@ -82,10 +91,21 @@ def make_provider(pin: Any, *, base_url: str | None = None, cassette: str | Path
             raise InputError("the replay judge needs a cassette (--cassette FILE)")
         provider = ReplayProvider(cassette, model=model if model not in ("", "*") else None, max_tokens=max_tokens)
     else:
-        raise InputError(f"unknown judge provider {name!r}: expected one of {', '.join(PROVIDERS)}")
+        factory = plugin_providers().get(name)
+        if factory is None:
+            known = [*PROVIDERS, *sorted(plugin_providers())]
+            raise InputError(f"unknown judge provider {name!r}: expected one of {', '.join(known)}")
+        provider = factory.load()(pin)
     return CassetteRecorder(provider, record) if record is not None else provider
 
 
-__all__ = ["DEFAULT_MAX_TOKENS", "KEY_VARIABLES", "PROVIDERS", "CallError", "CassetteRecorder", "FatalError", "MissingCredential",
+def plugin_providers() -> dict[str, Any]:
+    """The judge providers other packages declare, by name (entry points, not yet loaded)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=PLUGIN_GROUP) if ep.name not in PROVIDERS}
+
+
+__all__ = ["DEFAULT_MAX_TOKENS", "PLUGIN_GROUP", "KEY_VARIABLES", "PROVIDERS", "CallError", "CassetteRecorder", "FatalError", "MissingCredential",
            "Provider", "ProviderError", "ProviderReply", "ReplayProvider", "ScriptedProvider", "TransientError",
-           "make_provider", "request_key", "require_key"]
+           "make_provider", "plugin_providers", "request_key", "require_key"]
