@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -17,6 +16,7 @@ from evalkit.judge import (
     verify_run,
     verify_with_llm,
 )
+from evalkit.judge.runner import run_coroutine
 from evalkit.judge.verification import parse_verifier_output
 from tests.judge.traces import leasing_trace, spec
 
@@ -42,7 +42,7 @@ def verifier(messages, schema, index):
 
 
 def run(verdicts, provider, tmp_path, **kwargs):
-    return asyncio.run(verify_with_llm(verdicts, {"t-1": TRACE}, {SPEC.id: SPEC}, provider,
+    return run_coroutine(verify_with_llm(verdicts, {"t-1": TRACE}, {SPEC.id: SPEC}, provider,
                                        journal=tmp_path / "v.journal.jsonl", **kwargs))
 
 

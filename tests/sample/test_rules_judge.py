@@ -3,13 +3,13 @@ what the prompt shows, with refs that resolve."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
 from evalkit.contracts.judge import JudgePin, JudgeSpec
 from evalkit.judge import build_prompts, make_provider, resolve_ref
 from evalkit.judge.output import parse_judge_output
+from evalkit.judge.runner import run_coroutine
 from evalkit.sample_subject.edd_demo import demo_judge_specs
 from evalkit.sample_subject.judge_files import SPECS
 from evalkit.sample_subject.judging import truly_passes
@@ -25,7 +25,7 @@ def _judge_all(specs: list[dict]) -> list[tuple[str, object, object]]:
     out = []
     for spec in specs:
         for prompt in build_prompts(JudgeSpec.model_validate(spec), traces):
-            reply = asyncio.run(judge.complete(list(prompt.messages), prompt.schema))
+            reply = run_coroutine(judge.complete(list(prompt.messages), prompt.schema))
             out.append((spec["id"], by_id[prompt.trace_id], parse_judge_output(reply.text)))
     return out
 
