@@ -13,17 +13,15 @@ in a process group of their own that a timeout kills whole, with the environment
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import signal
 import stat
-import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import InputError
+from evalkit.processes import run_in_own_group
 from evalkit.skilleval.confine import confined_argv
 from evalkit.skilleval.digest import file_sha256
 
@@ -185,23 +183,7 @@ def run_bound(executable: BoundExecutable, argv: Sequence[str], *, cwd: Path, en
     if confine_to is not None:
         command = confined_argv(executable.path, list(argv), confine_to) or command
     try:
-        proc = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        done = run_in_own_group(command, cwd=cwd, env=env, timeout=timeout)
     except OSError as exc:
         raise InputError(f"cannot start {executable.name!r}: {exc.strerror or exc}", file=str(executable.path)) from None
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        stdout, stderr = proc.communicate()
-        return CommandResult(None, stdout, stderr, timed_out=True)
-    except BaseException:
-        _kill_group(proc)
-        proc.communicate()
-        raise
-    return CommandResult(proc.returncode, stdout, stderr)
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    return CommandResult(done.returncode, done.stdout, done.stderr, timed_out=done.timed_out)
