@@ -160,8 +160,9 @@ def test_verify_never_flips_pass_and_fail(data: st.DataObject) -> None:
     before = verdict(result, refs)
     after = verify_verdict(TRACE, before)
     assert after.result in (before.result, "uncertain")
-    if after.result == before.result:
-        assert after == before
+    if after.result == before.result:  # untouched but for who verified it
+        assert after.model_copy(update={"verified_by": before.verified_by}) == before
+        assert after.verified_by in (None, "refs") and after.verify_reason is None
     else:
         assert after.confidence == 0 and VERIFY_MARK in (after.critique or "")
     assert verify_verdict(TRACE, after) == after  # verifying again changes nothing
