@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from evalkit.errors import InputError
-
-if TYPE_CHECKING:
-    from evalkit.compare import RunComparison
 
 GATE_FAILED = 1
 """Exit code of ``evalkit gate`` when a criterion dropped significantly beyond the margin."""
@@ -46,67 +41,13 @@ def _fraction(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number such as 0.02 (got {text!r})") from None
 
 
-def _selected_runs(args: argparse.Namespace) -> tuple[list[Any], list[Any], tuple[str, ...]]:
-    """Both runs' verdicts, checked (one per key, located errors) and cut to ``--criterion`` when given."""
-    from evalkit.compare import load_run
-
-    old = load_run(args.old, name=Path(args.old).name, join_on=args.join_on)
-    new = load_run(args.new, name=Path(args.new).name, join_on=args.join_on)
-    wanted = set(args.criterion or ())
-    judged = {c for c, _ in old.by_key} | {c for c, _ in new.by_key}
-    missing = sorted(wanted - judged)
-    if missing:
-        raise InputError(f"no verdict on criterion {', '.join(map(repr, missing))} in either run "
-                         f"(they judge {', '.join(sorted(judged)) or 'nothing'})", path="--criterion")
-
-    def keep(run: Any) -> list[Any]:
-        return [v for (crit, _), v in run.by_key.items() if not wanted or crit in wanted]
-
-    return keep(old), keep(new), old.notes + new.notes
-
-
-def _comparison_json(comparison: RunComparison) -> dict[str, Any]:
-    """The comparison as camelCase JSON, the numbers ``render_comparison`` prints and every flip."""
-    from evalkit.io import camel_json
-
-    criteria = []
-    for c in comparison.criteria:
-        t, iv, cd = c.table, c.interval, c.corrected
-        criteria.append({
-            "criterionId": c.criterion_id, "n": t.n, "oldRate": t.old_rate, "newRate": t.new_rate,
-            "difference": t.difference,
-            "table": {"bothPass": t.both_pass, "passToFail": t.pass_to_fail, "failToPass": t.fail_to_pass,
-                      "bothFail": t.both_fail},
-            "interval": camel_json(iv),
-            "mcnemar": {"pTwoSided": c.mcnemar.p_two_sided, "pDrop": c.mcnemar.p_drop},
-            "uncertain": {"oldOnly": c.uncertain_old_only, "newOnly": c.uncertain_new_only,
-                          "both": c.uncertain_both},
-            "corrected": None if cd is None else camel_json(cd),
-            "flips": [{"key": f.key, "old": f.old_result, "new": f.new_result, "oldCritique": f.old_critique,
-                       "newCritique": f.new_critique} for f in c.flips],
-            "onlyOld": list(c.only_old), "onlyNew": list(c.only_new),
-        })
-    return {"old": comparison.old_name, "new": comparison.new_name, "joinOn": comparison.join_on,
-            "unpaired": comparison.unpaired, "criteria": criteria, "notes": list(comparison.notes)}
-
-
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from dataclasses import replace
-
-    from evalkit.compare import compare_runs, render_comparison
+    from evalkit.compare import compare_files, comparison_json, render_comparison
     from evalkit.io import canonical_dumps
 
-    old, new, notes = _selected_runs(args)
-    comparison = compare_runs(old, new, join_on=args.join_on, unpaired=args.unpaired, seed=args.seed,
-                              iterations=args.iterations, old_name=Path(args.old).name,
-                              new_name=Path(args.new).name)
-    comparison = replace(comparison, notes=notes)  # the files' notes (lists carry none of their own)
-    if not comparison.criteria:
-        raise InputError("no verdicts to compare: both runs are empty", file=args.old)
-    if args.json:
-        sys.stdout.write(canonical_dumps(_comparison_json(comparison)))
-    else:
-        sys.stdout.write(render_comparison(comparison))
+    comparison = compare_files(args.old, args.new, criteria=args.criterion or (), join_on=args.join_on,
+                               unpaired=args.unpaired, seed=args.seed, iterations=args.iterations)
+    sys.stdout.write(canonical_dumps(comparison_json(comparison)) if args.json else render_comparison(comparison))
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from evalkit.compare.comparison import CriterionComparison, Flip, RunComparison, compare_runs
 from evalkit.compare.corrected import CorrectedDifference, corrected_difference
+from evalkit.compare.files import compare_files, comparison_json
 from evalkit.compare.gate import DEFAULT_ALPHA, DEFAULT_MAX_DROP, GateCriterion, GateResult, gate
 from evalkit.compare.noise import (
     JudgeNoise,
@@ -37,7 +38,9 @@ __all__ = [
     "PairedTable",
     "RunComparison",
     "case_of_trace",
+    "compare_files",
     "compare_runs",
+    "comparison_json",
     "comparison_rows",
     "corrected_difference",
     "difference_domain",
