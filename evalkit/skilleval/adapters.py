@@ -26,8 +26,9 @@ from typing import Any
 from evalkit.contracts.skilleval import GIT_PROGRAM, SkillEvalCase, SkillEvalPolicy, SkillEvalSeed
 from evalkit.errors import InputError
 from evalkit.io import atomic_write_bytes, atomic_write_text
+from evalkit.processes import Finished
 from evalkit.skilleval.digest import bytes_sha256, tree_files
-from evalkit.skilleval.executables import BoundExecutable, CommandResult, run_bound, scrubbed_env
+from evalkit.skilleval.executables import BoundExecutable, run_bound, scrubbed_env
 from evalkit.skilleval.facts import (
     DeclaredCommand,
     declared_commands,
@@ -113,7 +114,7 @@ class _Session:
                 raise InputError(f"a secret passed to the agent was written to sandbox/{rel} (now redacted there); "
                                  "the arm's evidence would hold it, so the arm is refused", file=str(path))
 
-    def run(self, argv: list[str], label: str) -> CommandResult:
+    def run(self, argv: list[str], label: str) -> Finished:
         check_argv_paths(argv, label)
         refused = git_argv_problems(Invocation(argv, label), self.request.policy)
         if refused:
@@ -123,7 +124,7 @@ class _Session:
             raise InputError(f"{label}: program {argv[0]!r} is not bound (the policy does not allow it)")
         result = run_bound(bound, argv, cwd=self.request.sandbox, env=self.env, timeout=self.request.timeout,
                            confine_to=self.request.sandbox)
-        status = "timed out" if result.timed_out else f"exit {result.exit_code}"
+        status = "timed out" if result.timed_out else f"exit {result.returncode}"
         self.log.append(f"$ {_shown(argv)}\n{status}\n")
         if result.timed_out:
             raise InputError(f"{label}: {_shown(argv)} timed out after {self.request.timeout:g} s")
@@ -134,8 +135,8 @@ class _Session:
         for stream, data in (("stdout", result.stdout), ("stderr", result.stderr)):
             if data:
                 self.log.append(f"[{stream}]\n{self.redact(data).decode('utf-8', 'replace')}\n")
-        if result.exit_code != 0:
-            raise InputError(f"{label}: {_shown(argv)} exited {result.exit_code} while creating the sandbox")
+        if result.returncode != 0:
+            raise InputError(f"{label}: {_shown(argv)} exited {result.returncode} while creating the sandbox")
 
     def git_status_sha256(self) -> str:
         result = run_bound(self.request.executables[GIT_PROGRAM], GIT_STATUS, cwd=self.request.sandbox,
@@ -156,7 +157,7 @@ class _Session:
             "action": command.action,
             "operation": command.operation,
             "command": list(command.command),
-            "exit_code": result.exit_code,
+            "exit_code": result.returncode,
             "stdout_sha256": bytes_sha256(stdout),
             "stderr_sha256": bytes_sha256(stderr),
             "before_sha256": before,
@@ -261,9 +262,9 @@ class CommandAdapter(ScriptAdapter):
                            confine_to=request.sandbox)
         transcript = result.stdout + (b"\n[stderr]\n" + result.stderr if result.stderr else b"")
         atomic_write_bytes(request.arm_dir / TRANSCRIPT, session.redact(transcript))
-        status = f"timed out after {self.agent_timeout:g} s" if result.timed_out else f"exit {result.exit_code}"
+        status = f"timed out after {self.agent_timeout:g} s" if result.timed_out else f"exit {result.returncode}"
         session.log.append(f"$ agent {self.agent.name} (prompt of {request.case.case_id})\n{status}\n")
-        if result.timed_out or result.exit_code != 0:
+        if result.timed_out or result.returncode != 0:
             return ArmRun([], completed=False, notes=[f"agent command {status}"])
         return ArmRun([])
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.errors import InputError
-from evalkit.processes import run_in_own_group
+from evalkit.processes import Finished, run_in_own_group
 from evalkit.skilleval.confine import confined_argv
 from evalkit.skilleval.digest import file_sha256
 
@@ -66,16 +66,6 @@ class BoundExecutable:
         if now != self.sha256:
             raise InputError(f"executable {self.name!r} changed since it was bound (sha256 {self.sha256} "
                                     f"at the start, {now} now); rerun with the intended binary", file=str(self.path))
-
-
-@dataclass(frozen=True)
-class CommandResult:
-    """What one command did: its exit code (None after a timeout) and its exact output bytes."""
-
-    exit_code: int | None
-    stdout: bytes
-    stderr: bytes
-    timed_out: bool = False
 
 
 def parse_bindings(values: Iterable[str], option: str = "--bin") -> dict[str, str]:
@@ -167,7 +157,7 @@ def scrubbed_env(bound: Iterable[BoundExecutable], home: Path, extra: Mapping[st
 
 
 def run_bound(executable: BoundExecutable, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str],
-              timeout: float, confine_to: Path | None = None) -> CommandResult:
+              timeout: float, confine_to: Path | None = None) -> Finished:
     """Run ``argv`` with its program replaced by the bound absolute path, after re-checking its digest.
 
     No shell is involved: every element of ``argv`` reaches the program as one literal argument.
@@ -186,4 +176,4 @@ def run_bound(executable: BoundExecutable, argv: Sequence[str], *, cwd: Path, en
         done = run_in_own_group(command, cwd=cwd, env=env, timeout=timeout)
     except OSError as exc:
         raise InputError(f"cannot start {executable.name!r}: {exc.strerror or exc}", file=str(executable.path)) from None
-    return CommandResult(done.returncode, done.stdout, done.stderr, timed_out=done.timed_out)
+    return done

@@ -169,7 +169,7 @@ def propose_patch(stage_dir: str | Path, candidate_dir: str | Path, agent_comman
         shutil.rmtree(workspace, ignore_errors=True)
     patch = Path(out)
     atomic_write_text(patch, text)
-    return Proposal(cases, changed, result.exit_code, result.timed_out, patch)
+    return Proposal(cases, changed, result.returncode, result.timed_out, patch)
 
 
 def _fill(part: str, values: dict[str, str]) -> str:

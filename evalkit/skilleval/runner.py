@@ -305,7 +305,7 @@ def check_provenance(plan: RunPlan, product: Path, progress: Callable[[str], Non
 
     def run_git(*args: str) -> tuple[int | None, str]:
         result = run_bound(git, ["git", *args], cwd=product, env=scrubbed_env([git], product), timeout=plan.timeout)
-        return result.exit_code, result.stdout.decode("utf-8", "replace")
+        return result.returncode, result.stdout.decode("utf-8", "replace")
 
     problems = []
     code, out = run_git("rev-parse", "HEAD")

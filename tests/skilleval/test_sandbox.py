@@ -191,4 +191,4 @@ def test_a_script_run_through_env_finds_its_interpreter_wherever_it_is_installed
     env = scrubbed_env([bound], home)
     assert env["PATH"].split(os.pathsep) == [str(tool_dir.resolve()), str(interp_dir.resolve())]
     result = run_bound(bound, ["mytool", "x"], cwd=home, env=env, timeout=20)
-    assert result.exit_code == 0 and result.stdout.decode().startswith("interpreted")
+    assert result.returncode == 0 and result.stdout.decode().startswith("interpreted")
