@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from evalkit.traces.format_names import BUILT_IN_FORMATS
+from evalkit.traces.format_table import BUILT_IN_FORMATS
 from evalkit.traces.plugins import ENTRY_POINT_GROUP
 
 

@@ -4,8 +4,13 @@ Partitioned Parquet datasets (:mod:`evalkit.traces.parquet`) hold trace sets too
 
 Every importer produces the same :class:`~evalkit.contracts.trace.Trace` model.
 
+The plug-in API is here too: a :class:`TraceFormat` (a recogniser and a reader of :class:`SourceValue` s,
+optionally given an :class:`ImportContext`), added with :func:`register_format` or declared in the
+``evalkit.trace_formats`` entry-point group (:mod:`evalkit.traces.plugins`); :func:`maybe_json` parses the
+JSON text agent logs often hold in string fields.
+
 Every name loads on first use (:func:`evalkit.facade.load_on_first_use`): the command line reads light modules
-of this package (:mod:`evalkit.traces.format_names`, :mod:`evalkit.traces.plugins`) for its options, and must
+of this package (:mod:`evalkit.traces.format_table`, :mod:`evalkit.traces.plugins`) for its options, and must
 not pay for pydantic and polars to do so. ``from evalkit.traces import iter_traces`` works as for any facade.
 """
 
@@ -16,10 +21,19 @@ from evalkit.facade import load_on_first_use
 if TYPE_CHECKING:
     from evalkit.contracts.trace import Observation, Trace
     from evalkit.traces.chat_mapping import ChatMapping, chat_mapping_from_options, load_chat_mapping
-    from evalkit.traces.formats import FORMATS, SkippedRecord, detect_format, iter_traces, load, sniff_format
+    from evalkit.traces.formats import (
+        FORMATS,
+        SkippedRecord,
+        detect_format,
+        iter_traces,
+        load,
+        register_format,
+        sniff_format,
+    )
     from evalkit.traces.frame import data_gaps, extreme_traces, per_trace, to_frame, trace_stats
     from evalkit.traces.jsonl_ranges import LineRange, is_native_jsonl, line_ranges, read_line_range
     from evalkit.traces.native import write_jsonl, write_parquet
+    from evalkit.traces.otel_attributes import maybe_json
     from evalkit.traces.parquet import (
         DAY,
         NULL_PARTITION,
@@ -31,8 +45,10 @@ if TYPE_CHECKING:
         scan_frame,
         write_dataset,
     )
-    from evalkit.traces.report import ImportReport
+    from evalkit.traces.report import ImportContext, ImportReport
+    from evalkit.traces.source import SourceValue
     from evalkit.traces.stats_json import stats_json
+    from evalkit.traces.trace_format import TraceFormat
 
 __all__ = [
     "stats_json",
@@ -40,11 +56,14 @@ __all__ = [
     "FORMATS",
     "NULL_PARTITION",
     "ChatMapping",
+    "ImportContext",
     "ImportReport",
     "LineRange",
     "SkippedRecord",
     "Observation",
+    "SourceValue",
     "Trace",
+    "TraceFormat",
     "chat_mapping_from_options",
     "dataset_trace_ids",
     "data_gaps",
@@ -58,9 +77,11 @@ __all__ = [
     "load",
     "line_ranges",
     "load_chat_mapping",
+    "maybe_json",
     "partition_key",
     "per_trace",
     "read_line_range",
+    "register_format",
     "scan_frame",
     "sniff_format",
     "to_frame",

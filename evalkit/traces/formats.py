@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -13,57 +14,40 @@ from pydantic import ValidationError
 
 from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
-from evalkit.traces.anthropic import looks_like_anthropic, read_anthropic
 from evalkit.traces.chat_mapping import ChatMapping, find_messages_key
-from evalkit.traces.format_names import BUILT_IN_FORMATS
-from evalkit.traces.langfuse import looks_like_langfuse, read_langfuse
-from evalkit.traces.native import looks_like_native, read_native, read_parquet
+from evalkit.traces.format_table import BUILT_IN, FormatEntry
+from evalkit.traces.native import read_parquet
 from evalkit.traces.not_traces import explain_not_traces
-from evalkit.traces.openai_chat import looks_like_openai_chat, read_openai_chat
-from evalkit.traces.otel import looks_like_otel, read_otel
-from evalkit.traces.plugins import load_plugin_formats
+from evalkit.traces.plugins import add_format, load_plugin_formats
 from evalkit.traces.report import ImportContext, ImportReport
-from evalkit.traces.single_turn import looks_like_single_turn, read_single_turn
 from evalkit.traces.source import SourceValue, iter_source_values
+from evalkit.traces.trace_format import TraceFormat
 
 
-@dataclass(frozen=True)
-class TraceFormat:
-    """One importer: how to recognise a value of its format and how to read values into traces."""
-
-    name: str
-    looks_like: Callable[[Any], bool]
-    read: Callable[[Iterable[SourceValue]], Iterator[Trace]]
-    per_record: bool = True
-    """Each value is read on its own (so one bad record can be skipped); False when spans of one
-    trace may be spread over many values, as in OpenTelemetry exports."""
-    takes_context: bool = False
-    """The reader is called as ``read(values, context)`` with an
-    :class:`~evalkit.traces.report.ImportContext`: the import report to record into and the user's
-    chat mapping. Otherwise it is called as ``read(values)``."""
+def _built_in(entry: FormatEntry) -> TraceFormat:
+    module = importlib.import_module(entry.module)
+    return TraceFormat(entry.name, getattr(module, entry.looks_like), getattr(module, entry.read),
+                       per_record=entry.per_record, takes_context=entry.takes_context)
 
 
-# Sniffing tries formats in this order; the native shape is the most specific, so it goes first.
-FORMATS: dict[str, TraceFormat] = {
-    f.name: f for f in (
-        TraceFormat("evalkit", looks_like_native, read_native),
-        TraceFormat("langfuse", looks_like_langfuse, read_langfuse),
-        TraceFormat("otel", looks_like_otel, read_otel, per_record=False, takes_context=True),
-        # Before openai-chat: an Anthropic message list also has a messages list of {role, ...}.
-        TraceFormat("anthropic", looks_like_anthropic, read_anthropic, per_record=False, takes_context=True),
-        TraceFormat("openai-chat", looks_like_openai_chat, read_openai_chat, takes_context=True),
-        # Last: a record with a chat's messages and a prompt field is a chat.
-        TraceFormat("single-turn", looks_like_single_turn, read_single_turn, takes_context=True),
-    )
-}
-
-# --format lists evalkit.traces.format_names without importing this module: a format added here and not
-# there (or in another order) would be offered nowhere on the command line.
-if tuple(FORMATS) != BUILT_IN_FORMATS:
-    raise RuntimeError("evalkit.traces.format_names.BUILT_IN_FORMATS must list the names of FORMATS, in order: "
-                       f"{list(FORMATS)}")
+FORMATS: dict[str, TraceFormat] = {entry.name: _built_in(entry) for entry in BUILT_IN}
+"""Every trace format by name, in sniffing order: evalkit's own (:mod:`evalkit.traces.format_table`), then
+installed plug-ins'."""
 
 load_plugin_formats(FORMATS)  # third-party formats (entry-point group evalkit.trace_formats), sniffed last
+
+
+def register_format(fmt: TraceFormat, formats: dict[str, TraceFormat] | None = None) -> None:
+    """Add a trace format (sniffed after those already registered).
+
+    Args:
+        fmt: the format; its ``name`` becomes a ``--format`` choice.
+        formats: the registry to add to; evalkit's own :data:`FORMATS` when None.
+
+    Raises:
+        ValueError: the name is already registered, or ``fmt`` is not a TraceFormat-like object.
+    """
+    add_format(fmt, FORMATS if formats is None else formats)
 
 
 def sniff_format(value: Any) -> str | None:

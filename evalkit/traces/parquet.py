@@ -27,8 +27,8 @@ from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_writer, remove_dead_work, replace_folder
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.traces.frame import FRAME_SCHEMA, to_frame
 from evalkit.traces.native import parquet_cell, parquet_columns, read_parquet
+from evalkit.traces.observation_table import FRAME_SCHEMA, observation_table
 
 DAY = "day"
 """``--partition-by day``: partition by the UTC day of a trace's earliest observation start."""
@@ -130,7 +130,7 @@ class _Batch:
                                                   for c in self.native})
         table = table.with_columns(pl.Series("_partition", self.values, dtype=pl.String),
                                    pl.int_range(pl.len()).alias("_row"))
-        derived = to_frame(self.traces).select(_DERIVED)  # rows of the observations, in the same order
+        derived = observation_table(self.traces).select(_DERIVED)  # rows of the observations, in the same order
         observed = pl.concat([table.filter(pl.col("obs_index").is_not_null()), derived], how="horizontal")
         empty = table.filter(pl.col("obs_index").is_null())
         table = pl.concat([observed, empty], how="diagonal_relaxed").sort("_row") if empty.height else observed

@@ -6,7 +6,7 @@ A package teaches evalkit a new trace format without changing evalkit by declari
     [project.entry-points."evalkit.trace_formats"]
     swe-agent = "my_package.swe_agent:FORMAT"
 
-where ``FORMAT`` is an :class:`evalkit.traces.formats.TraceFormat` (or a function of no arguments
+where ``FORMAT`` is an :class:`evalkit.traces.TraceFormat` (or a function of no arguments
 returning one). Once the package is installed, ``evalkit traces import`` sniffs the format and
 ``--format swe-agent`` selects it (the entry point and the format must have the same name: ``--format``
 offers entry-point names without loading them). Plug-in formats are sniffed after the built-in ones, so a plug-in
@@ -24,9 +24,9 @@ from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evalkit.traces.formats import TraceFormat
+    from evalkit.traces.trace_format import TraceFormat
 
-__all__ = ["ENTRY_POINT_GROUP", "load_plugin_formats", "register_format"]
+__all__ = ["ENTRY_POINT_GROUP", "add_format", "load_plugin_formats"]
 
 ENTRY_POINT_GROUP = "evalkit.trace_formats"
 
@@ -36,18 +36,14 @@ def _is_format(value: Any) -> bool:
             and callable(getattr(value, "read", None)))
 
 
-def register_format(fmt: TraceFormat, formats: dict[str, TraceFormat] | None = None) -> None:
-    """Add a trace format (sniffed after those already registered).
+def add_format(fmt: TraceFormat, formats: dict[str, TraceFormat]) -> None:
+    """Add a trace format to ``formats`` (sniffed after those already there).
 
-    Args:
-        fmt: the format; its ``name`` becomes a ``--format`` choice.
-        formats: the registry to add to; evalkit's own ``FORMATS`` when None.
+    :func:`evalkit.traces.register_format` adds to evalkit's own registry with this.
 
     Raises:
         ValueError: the name is already registered, or ``fmt`` is not a TraceFormat-like object.
     """
-    if formats is None:
-        from evalkit.traces.formats import FORMATS as formats
     if not _is_format(fmt):
         raise ValueError(f"not a trace format (needs name, looks_like and read): {fmt!r}")
     if fmt.name in formats or fmt.name == "auto":
@@ -71,7 +67,7 @@ def load_plugin_formats(formats: dict[str, TraceFormat]) -> list[str]:
             if _is_format(fmt) and fmt.name != ep.name:  # --format offers the entry point's name unloaded
                 raise ValueError(f"the entry point is named {ep.name!r} but its format {fmt.name!r}: "
                                  "name them alike")
-            register_format(fmt, formats)
+            add_format(fmt, formats)
         except Exception as exc:  # noqa: BLE001 -- any failure of third-party code is reported, not raised
             warnings.warn(f"trace format plug-in {ep.name!r} ({ep.value}) left out: {exc}", stacklevel=2)
             continue

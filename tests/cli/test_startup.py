@@ -49,7 +49,7 @@ def test_building_the_parser_imports_no_heavy_library() -> None:
         "library: read the value from a light module, and keep the facade's names loading on first use")
 
 
-LIGHT_HOMES = ("evalkit.traces.format_names", "evalkit.traces.plugins", "evalkit.contracts.kinds",
+LIGHT_HOMES = ("evalkit.traces.format_table", "evalkit.traces.plugins", "evalkit.contracts.kinds",
                "evalkit.contracts.edd_defaults", "evalkit.analysis.defaults", "evalkit.calibration.defaults",
                "evalkit.calibration.status", "evalkit.distributed.defaults", "evalkit.flow.defaults")
 """The modules the parsers read the library's names and defaults from."""

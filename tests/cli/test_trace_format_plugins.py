@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.traces import load
-from evalkit.traces.format_names import BUILT_IN_FORMATS
+from evalkit.traces.format_table import BUILT_IN_FORMATS
 from evalkit.traces.plugins import ENTRY_POINT_GROUP
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plugins"

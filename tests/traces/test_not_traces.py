@@ -41,10 +41,10 @@ def test_unknown_data_keeps_the_generic_hint(tmp_path):
 
 @pytest.fixture
 def no_plugins(monkeypatch):
-    """evalkit's own formats only, whether or not the example plug-in is installed."""
-    for name in ("openhands", "swe-agent"):
-        if name in FORMATS:
-            monkeypatch.delitem(FORMATS, name)
+    """evalkit's own formats only, whether or not the example plug-in is installed (a copy: deleting from
+    the registry and putting back would change its order for later tests)."""
+    own = {name: fmt for name, fmt in FORMATS.items() if name not in ("openhands", "swe-agent")}
+    monkeypatch.setattr("evalkit.traces.formats.FORMATS", own)
 
 
 def test_an_agent_log_a_plugin_reads_points_to_the_plugin(tmp_path, no_plugins):

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.traces import load
-from evalkit.traces.formats import FORMATS, TraceFormat
-from evalkit.traces.plugins import load_plugin_formats, register_format
-from evalkit.traces.report import ImportReport
+from evalkit.traces import FORMATS, ImportReport, Trace, TraceFormat, load, register_format
+from evalkit.traces.plugins import load_plugin_formats
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "plugins"
 
@@ -147,7 +145,7 @@ def test_a_broken_or_clashing_plugin_is_left_out_with_a_warning(tmp_path, monkey
     _dist_info(tmp_path / "site", "[evalkit.trace_formats]\nbroken = no_such_module_xyz:FORMAT\n"
                                   "otel = clash_plugin_xyz:FORMAT\n")
     (tmp_path / "site" / "clash_plugin_xyz.py").write_text(
-        "from evalkit.traces.formats import TraceFormat\n"
+        "from evalkit.traces import TraceFormat\n"
         "FORMAT = TraceFormat('otel', lambda value: True, lambda values: iter(()))\n")
     monkeypatch.syspath_prepend(str(tmp_path / "site"))
     formats = {"otel": FORMATS["otel"]}
@@ -168,10 +166,25 @@ def test_a_plugin_whose_entry_point_is_named_unlike_its_format_is_left_out_with_
     site = tmp_path / "site"
     _dist_info(site, "[evalkit.trace_formats]\nmine = renamed_format:FORMAT\n")
     (site / "renamed_format.py").write_text(
-        "from evalkit.traces.formats import TraceFormat\n"
+        "from evalkit.traces import TraceFormat\n"
         "FORMAT = TraceFormat('other', lambda value: False, lambda values: iter(()))\n")
     monkeypatch.syspath_prepend(str(site))
     found: dict = {}
     with pytest.warns(UserWarning, match="'mine' .* left out: the entry point is named 'mine' but its format 'other'"):
         added = load_plugin_formats(found)
     assert "mine" not in added and "other" not in found
+
+
+def test_a_format_registered_in_code_is_sniffed_after_evalkit_s_own(tmp_path, monkeypatch):
+    monkeypatch.setattr("evalkit.traces.formats.FORMATS", dict(FORMATS))
+    from evalkit.traces import formats
+
+    def read(values):
+        for sv in values:
+            yield Trace(id=sv.value["run"], observations=[])
+
+    register_format(TraceFormat("runs", lambda value: isinstance(value, dict) and "run" in value, read))
+    assert list(formats.FORMATS)[-1] == "runs" and "runs" not in FORMATS
+    src = tmp_path / "runs.jsonl"
+    src.write_text('{"run": "r-1"}\n')
+    assert [t.id for t in load(src)] == ["r-1"]

@@ -6,11 +6,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evalkit.contracts.trace import Observation, Trace
-from evalkit.traces.formats import TraceFormat
-from evalkit.traces.otel_attributes import maybe_json
-from evalkit.traces.report import ImportContext, ImportReport
-from evalkit.traces.source import SourceValue
+from evalkit.traces import (
+    ImportContext,
+    ImportReport,
+    Observation,
+    SourceValue,
+    Trace,
+    TraceFormat,
+    maybe_json,
+)
 
 _SOURCES = frozenset({"agent", "user", "environment"})
 _USAGE = {

@@ -7,11 +7,15 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evalkit.contracts.trace import Observation, Trace
-from evalkit.traces.formats import TraceFormat
-from evalkit.traces.otel_attributes import maybe_json
-from evalkit.traces.report import ImportContext, ImportReport
-from evalkit.traces.source import SourceValue
+from evalkit.traces import (
+    ImportContext,
+    ImportReport,
+    Observation,
+    SourceValue,
+    Trace,
+    TraceFormat,
+    maybe_json,
+)
 
 
 def looks_like_swe_agent(value: Any) -> bool:
