@@ -154,7 +154,8 @@ def _http(pair: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _usage(raw: dict[str, Any] | None) -> dict[str, int | float] | None:
+def anthropic_usage(raw: dict[str, Any] | None) -> dict[str, int | float] | None:
+    """Messages API usage in evalkit's names (``input``, ``output``, ``cache_read_input``, ...) plus ``total``."""
     if not raw:
         return None
     out: dict[str, int | float] = {}
@@ -251,7 +252,7 @@ def _trace(trace_id: str, calls: list[_Call], extra_results: list[Any], metadata
                                   "input": call.messages, "output": call.content}
         if call.model:
             fields["model"] = call.model
-        if (usage := _usage(call.usage)) is not None:
+        if (usage := anthropic_usage(call.usage)) is not None:
             fields["usage"] = usage
         if metadata_obs:
             fields["metadata"] = metadata_obs
