@@ -38,6 +38,8 @@ BUILT_IN: tuple[FormatEntry, ...] = (
                 per_record=False, takes_context=True),
     FormatEntry("claude-code", "evalkit.traces.claude_code", "looks_like_claude_code", "read_claude_code",
                 per_record=False, takes_context=True),
+    FormatEntry("codex", "evalkit.traces.codex", "looks_like_codex", "read_codex", per_record=False,
+                takes_context=True),
     FormatEntry("openai-chat", "evalkit.traces.openai_chat", "looks_like_openai_chat", "read_openai_chat",
                 takes_context=True),
     # Last: a record with a chat's messages and a prompt field is a chat.
