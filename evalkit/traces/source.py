@@ -2,11 +2,15 @@
 
 Importers receive ``SourceValue``s, not files: a ``.jsonl`` file gives one value per line, a
 ``.json`` document gives itself, or, when it is a top-level array, each element with its index; a
-``.csv`` file gives each row as an object of its cells' text (header names as keys).
+``.csv`` file gives each row as an object of its cells' text (header names as keys); a zipped Inspect AI
+log (``.eval``) gives its ``header.json`` and then each ``samples/*.json``, in sample order, each named
+``LOG.eval!samples/ID_epoch_N.json`` in messages.
 """
 
 from __future__ import annotations
 
+import re
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +18,7 @@ from typing import Any
 
 from evalkit.errors import InputError
 from evalkit.io.csv_rows import CSVRows
-from evalkit.io.regular import open_regular
+from evalkit.io.regular import check_regular, open_regular
 from evalkit.io.strict_json import loads_strict
 
 
@@ -60,6 +64,33 @@ def _csv_values(path: str | Path) -> Iterator[SourceValue]:
             yield SourceValue(row.cells, rows.file, row.line)
 
 
+def is_zipped_log(path: str | Path) -> bool:
+    """True for zipped Inspect AI logs (``.eval``): a header and one JSON document per sample."""
+    return Path(path).suffix.lower() == ".eval"
+
+
+def _sample_order(name: str) -> tuple[Any, ...]:
+    """``samples/10_epoch_2.json`` after ``samples/9_epoch_1.json``: numbers compared as numbers."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
+
+
+def _zipped_log_values(path: str | Path) -> Iterator[SourceValue]:
+    file = str(path)
+    check_regular(path)
+    try:
+        archive = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputError(f"not a zipped Inspect AI log ({exc}); an .eval file is a zip archive", file=file) from None
+    with archive:
+        names = archive.namelist()
+        if "header.json" not in names:
+            raise InputError("no header.json in this .eval archive: not an Inspect AI log", file=file)
+        samples = sorted((n for n in names if n.startswith("samples/") and n.endswith(".json")), key=_sample_order)
+        for name in ["header.json", *samples]:
+            where = f"{file}!{name}"
+            yield SourceValue(loads_strict(archive.read(name), file=where), where)
+
+
 def iter_source_values(path: str | Path) -> Iterator[SourceValue]:
     """Yield the JSON values of a trace file (see the module docstring).
 
@@ -71,6 +102,9 @@ def iter_source_values(path: str | Path) -> Iterator[SourceValue]:
         InputError: unreadable or non-regular file, BOM, or a line / document that is not strict JSON.
     """
     file = str(path)
+    if is_zipped_log(path):
+        yield from _zipped_log_values(path)
+        return
     if is_csv(path):
         yield from _csv_values(path)
         return
