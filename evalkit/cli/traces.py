@@ -156,8 +156,8 @@ def _by_value(item: tuple[str | None, int]) -> tuple[bool, str]:
 
 
 def _print_stats(stats: dict) -> None:
-    print(f"{stats['traces']} traces, {stats['observations']} observations, "
-          f"{stats['traces_with_errors']} traces with errors")
+    print(f"{plural(stats['traces'], 'trace')}, {plural(stats['observations'], 'observation')}, "
+          f"{plural(stats['traces_with_errors'], 'trace')} with errors")
     for title, key in (("by type", "by_type"), ("tools", "tools"), ("models", "models"), ("levels", "levels")):
         if stats[key]:
             print(f"\n{title}:")
@@ -172,9 +172,12 @@ def _print_stats(stats: dict) -> None:
         for t, d in timed.items():
             print(f"  {t:<12}{d['count']:>8}{d['p50']:>12}{d['p90']:>12}{d['p99']:>12}{d['max']:>12}")
     tok = stats["tokens"]
-    if tok["input"].get("count"):
-        print(f"\ntokens per generation: input p50 {tok['input']['p50']}, output p50 {tok['output']['p50']}, "
-              f"total {tok['total_sum']:.0f}")
+    # A source may count one side only (input tokens without output tokens): say what is counted.
+    sides = [f"{side} p50 {tok[side]['p50']}" for side in ("input", "output") if tok[side].get("count")]
+    if tok["total_sum"]:
+        sides.append(f"total {tok['total_sum']:.0f}")
+    if sides:
+        print(f"\ntokens per generation: {', '.join(sides)}")
 
 
 def _cmd_stats(args: argparse.Namespace) -> int:

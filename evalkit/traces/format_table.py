@@ -30,7 +30,7 @@ class FormatEntry:
 # Sniffing tries formats in this order; the native shape is the most specific, so it goes first.
 BUILT_IN: tuple[FormatEntry, ...] = (
     FormatEntry("evalkit", "evalkit.traces.native", "looks_like_native", "read_native"),
-    FormatEntry("langfuse", "evalkit.traces.langfuse", "looks_like_langfuse", "read_langfuse"),
+    FormatEntry("langfuse", "evalkit.traces.langfuse", "looks_like_langfuse", "read_langfuse", takes_context=True),
     FormatEntry("otel", "evalkit.traces.otel", "looks_like_otel", "read_otel", per_record=False,
                 takes_context=True),
     # Before openai-chat: an Anthropic message list also has a messages list of {role, ...}.

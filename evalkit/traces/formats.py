@@ -22,6 +22,7 @@ from evalkit.traces.plugins import add_format, load_plugin_formats
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue, iter_source_values
 from evalkit.traces.trace_format import TraceFormat
+from evalkit.traces.usage_folding import FOLDED, FOLDED_KEY, fold_repeated_usage
 
 
 def _built_in(entry: FormatEntry) -> TraceFormat:
@@ -185,6 +186,16 @@ def _located(traces: Iterator[Trace], file: str, fmt: TraceFormat, cursor: _Curs
                     f"({type(exc).__name__}: {exc})") from None
 
 
+def _usage_once(traces: Iterator[Trace], report: ImportReport) -> Iterator[Trace]:
+    """Each trace with its wrappers' repeated token usage folded (see :mod:`evalkit.traces.usage_folding`)."""
+    for trace in traces:
+        observations, folded = fold_repeated_usage(trace.observations)
+        if folded:
+            report.kept(FOLDED, f"metadata.{FOLDED_KEY}", n=folded)
+            trace = trace.model_copy(update={"observations": observations})
+        yield trace
+
+
 @dataclass(frozen=True)
 class SkippedRecord:
     """A record left out by ``iter_traces(..., on_invalid=...)``, with the reason."""
@@ -248,7 +259,9 @@ def iter_traces(path: str | Path, format: str = "auto",
     def read(vals: Iterable[SourceValue]) -> Iterator[Trace]:
         cursor = _Cursor()
         vals = cursor.track(vals)
-        return _located(fmt.read(vals, context) if fmt.takes_context else fmt.read(vals), str(path), fmt, cursor)
+        traces = _located(fmt.read(vals, context) if fmt.takes_context else fmt.read(vals), str(path), fmt, cursor)
+        # evalkit's own files hold what evalkit wrote; every other source may count a model call twice.
+        return traces if format == "evalkit" else _usage_once(traces, report)
 
     if on_invalid is None or not fmt.per_record:
         if forced:

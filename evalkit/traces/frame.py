@@ -107,11 +107,27 @@ def coverage(frame: pl.DataFrame) -> dict[str, int]:
         "timed": timed.height,
         "traces_timed": timed["trace_id"].n_unique(),
         "generations": gens.height,
-        "generations_with_tokens": gens.filter(has_tokens).height,
+        "generations_with_tokens": _generations_with_tokens(frame, has_tokens),
         "generations_with_model": gens.filter(pl.col("model").is_not_null()).height,
         "with_level": frame.filter(pl.col("level").is_not_null()).height,
         "tools": frame.filter(pl.col("type") == "TOOL").height,
     }
+
+
+def _generations_with_tokens(frame: pl.DataFrame, has_tokens: pl.Expr) -> int:
+    """Generations whose tokens are counted: their own, or those of a model call inside them (a wrapper's
+    repeated usage is folded into the innermost generation's at import, :mod:`evalkit.traces.usage_folding`)."""
+    rows = frame.select("trace_id", "obs_id", "parent_id", pl.col("type") == "GENERATION", has_tokens.alias("t"))
+    parent = {(t, o): p for t, o, p, _, _ in rows.iter_rows()}
+    covered: set[tuple[str, str]] = set()
+    for trace_id, obs_id, _, is_gen, tokens in rows.iter_rows():
+        if is_gen and tokens:
+            key: tuple[str, str] | None = (trace_id, obs_id)
+            while key is not None and key not in covered:
+                covered.add(key)
+                up = parent.get(key)
+                key = (trace_id, up) if up is not None else None
+    return sum(1 for t, o, _, is_gen, _ in rows.iter_rows() if is_gen and (t, o) in covered)
 
 
 def data_gaps(stats: dict[str, Any]) -> list[str]:

@@ -22,7 +22,9 @@ from evalkit.contracts.trace import OBSERVATION_TYPES, Observation, Trace
 from evalkit.errors import StrictJSONError
 from evalkit.io.bulk import paused_gc
 from evalkit.io.strict_json import loads_strict
+from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
+from evalkit.traces.tool_spans import TOOL_NAME_KEYS, tool_convention
 from evalkit.traces.tree import order_observations
 
 _LEVELS = frozenset({"DEBUG", "DEFAULT", "WARNING", "ERROR"})
@@ -79,32 +81,36 @@ def _usage(o: dict[str, Any]) -> dict[str, int | float] | None:
     return None
 
 
-def _obs_type(o: dict[str, Any], metadata: dict[str, Any] | None) -> tuple[str, str | None]:
+def _obs_type(o: dict[str, Any], metadata: dict[str, Any] | None,
+              report: ImportReport) -> tuple[str, str | None]:
     raw = str(o.get("type") or "SPAN").upper()
     otype = raw if raw in OBSERVATION_TYPES else "SPAN"
     attrs = (metadata or {}).get("attributes")
-    if otype == "SPAN" and isinstance(attrs, dict) and attrs.get("gen_ai.operation.name") == "execute_tool":
-        otype = "TOOL"  # Strands records tool runs as SPANs marked only by the GenAI operation name
+    # OpenTelemetry spans sent to Langfuse arrive as SPANs: Strands marks its tool runs only by the GenAI
+    # operation name, BeeAI by a tool.* span name.
+    if otype == "SPAN" and (how := tool_convention(o.get("name"), attrs if isinstance(attrs, dict) else None)):
+        otype = "TOOL"
+        report.mapped(f"SPANs marked as tool calls by {how}", "TOOL")
     return otype, (raw if raw != otype else None)
 
 
 def _tool_name(metadata: dict[str, Any] | None) -> str | None:
     attrs = (metadata or {}).get("attributes")
     if isinstance(attrs, dict):
-        for key in ("gen_ai.tool.name", "tool.name"):
+        for key in TOOL_NAME_KEYS:
             if isinstance(attrs.get(key), str) and attrs[key]:
                 return attrs[key]
     return None
 
 
-def _observation(sv: SourceValue, o: Any, path: str) -> Observation:
+def _observation(sv: SourceValue, o: Any, path: str, report: ImportReport) -> Observation:
     if not isinstance(o, dict):
         raise sv.error("observation must be an object", path)
     if not o.get("id"):
         raise sv.error("required field is missing", f"{path}.id")
     obs_id = _id(sv, o["id"], f"{path}.id")
     metadata = _as_dict(o.get("metadata"))
-    otype, source_type = _obs_type(o, metadata)
+    otype, source_type = _obs_type(o, metadata, report)
     extras = {k: o[k] for k in _OBS_EXTRAS if o.get(k) not in (None, {}, [])}
     if source_type:
         extras["type"] = source_type
@@ -147,8 +153,9 @@ def _scores(raw: Any) -> list[dict[str, Any]]:
     return [{k: s[k] for k in _SCORE_FIELDS if s.get(k) is not None} for s in raw if isinstance(s, dict)]
 
 
-def _trace(sv: SourceValue, head: dict[str, Any], raw_obs: list[Any], scores: Any, obs_path: str) -> Trace:
-    observations = [_observation(sv, o, f"{obs_path}[{i}]") for i, o in enumerate(raw_obs)]
+def _trace(sv: SourceValue, head: dict[str, Any], raw_obs: list[Any], scores: Any, obs_path: str,
+           report: ImportReport) -> Trace:
+    observations = [_observation(sv, o, f"{obs_path}[{i}]", report) for i, o in enumerate(raw_obs)]
     trace_id = head.get("id")
     if trace_id:
         trace_id = _id(sv, trace_id, "id" if head is sv.value else "trace.id")
@@ -192,30 +199,32 @@ def _id(sv: SourceValue, value: Any, path: str) -> str:
     raise sv.error("id must be a string", path)
 
 
-def _traces_of(sv: SourceValue) -> Iterator[Trace]:
+def _traces_of(sv: SourceValue, report: ImportReport) -> Iterator[Trace]:
     value = sv.value
     if not isinstance(value, dict):
         raise sv.error("expected a Langfuse trace object")
     if isinstance(value.get("data"), list) and "meta" in value:
         for i, item in enumerate(value["data"]):
-            yield from _traces_of(SourceValue(item, sv.file, sv.line, i if sv.index is None else sv.index))
+            yield from _traces_of(SourceValue(item, sv.file, sv.line, i if sv.index is None else sv.index), report)
         return
     if isinstance(value.get("trace"), dict):
         head = value["trace"]
         raw_obs = value.get("observations") or []
         scores = value.get("scores", head.get("scores"))
-        yield _trace(sv, head, raw_obs, scores, "observations")
+        yield _trace(sv, head, raw_obs, scores, "observations", report)
         return
     raw_obs = _observation_list(value)
     if raw_obs is None:
         raise sv.error("required field is missing", "observations")
     head = value if "id" in value else {}
-    yield _trace(sv, head, raw_obs, value.get("scores"), "observations")
+    yield _trace(sv, head, raw_obs, value.get("scores"), "observations", report)
 
 
-def read_langfuse(values: Iterable[SourceValue]) -> Iterator[Trace]:
-    """Traces from Langfuse export values (see the module docstring for the shapes)."""
+def read_langfuse(values: Iterable[SourceValue], context: ImportContext | None = None) -> Iterator[Trace]:
+    """Traces from Langfuse export values (see the module docstring for the shapes); SPANs that are tool
+    calls by a framework's convention become TOOLs, counted in ``context.report``."""
+    report = context.report if context is not None else ImportReport()
     for sv in values:
         with paused_gc():
-            traces = list(_traces_of(sv))
+            traces = list(_traces_of(sv, report))
         yield from traces

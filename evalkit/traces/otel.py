@@ -36,9 +36,9 @@ from typing import Any
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.bulk import paused_gc
 from evalkit.traces.otel_ids import LossyNumber
-from evalkit.traces.otel_observation import PlainSpan, built, observation_of
+from evalkit.traces.otel_observation import TOOL_BY, PlainSpan, built, observation_of
 from evalkit.traces.otel_sorted import unsorted_reason
-from evalkit.traces.otel_spans import Span, is_span, join_path, spans_of
+from evalkit.traces.otel_spans import IDLESS, Span, is_span, join_path, spans_of
 from evalkit.traces.otel_spill import SpanSpill, spills
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
@@ -185,6 +185,8 @@ class _Grouping:
             self.report.warn(f"{self.held_from.where}: from this Vercel AI SDK span without a parent id on, "
                              f"{_traces(len(self.traces))} were held in memory until the end of the file, "
                              "as such spans may join a trace written further on")
+        for spans in self.traces.values():
+            nest_by_time(spans, self.report)
         joined = apply_joins(self.traces, self.report)
         for trace_id in sorted(self.traces):
             yield _trace(trace_id, self.traces[trace_id], joined.get(trace_id))
@@ -209,6 +211,30 @@ class _Grouping:
                          "needs no temporary file)")
 
 
+def nest_by_time(spans: dict[str, Span], report: ImportReport) -> None:
+    """Give spans recorded without ids the parent their timing shows: the innermost span enclosing them.
+
+    Spans are taken by start time, longer first on a tie; a span's parent is the latest earlier span
+    whose interval holds its own (an open stack of enclosing spans). A span without times stays a root.
+    """
+    idless = [s for s in spans.values() if s.id_key == IDLESS]
+    if not idless:
+        return
+    timed = sorted((s for s in idless if s.start and s.end),
+                   key=lambda s: (start_key(s.start), -start_key(s.end), s.span_id))
+    stack: list[Span] = []
+    for span in timed:
+        begin, end = start_key(span.start), start_key(span.end)
+        while stack and not (start_key(stack[-1].start) <= begin and start_key(stack[-1].end) >= end):
+            stack.pop()
+        if stack:
+            span.parent_id = stack[-1].span_id
+        stack.append(span)
+    report.kept("spans recorded without trace or span ids (Vercel AI SDK / Mastra span lists): one trace per "
+                "file, each span under the innermost span whose timing encloses it", "observations nested by timing",
+                n=len(idless))
+
+
 def _put(traces: dict[str, dict[str, Span]], span: Span) -> None:
     """Add a span to its trace; a span id seen before in the trace is refused unless the span is the same."""
     spans = traces.get(span.trace_id)
@@ -222,6 +248,14 @@ def _put(traces: dict[str, dict[str, Span]], span: Span) -> None:
         raise span.sv.error(f"span id {span_id!r} used twice in trace {span.trace_id!r}",
                             join_path(span.path, span.id_key))
     spans[span_id] = span
+
+
+def _reported(trace: Trace, report: ImportReport) -> Trace:
+    """``trace``, its plain spans that conventions made TOOLs counted in the report."""
+    for obs in trace.observations:
+        if obs.type == "TOOL" and obs.metadata and TOOL_BY in obs.metadata:
+            report.mapped(f"spans marked as tool calls by {obs.metadata[TOOL_BY]}", "TOOL")
+    return trace
 
 
 def read_otel(values: Iterable[SourceValue], context: ImportContext | None = None) -> Iterator[Trace]:
@@ -254,7 +288,8 @@ def read_otel(values: Iterable[SourceValue], context: ImportContext | None = Non
             for span in spans_of_value:
                 done = grouping.add(span)
                 if done is not None:
-                    yield done
-        yield from grouping.finish()
+                    yield _reported(done, grouping.report)
+        for trace in grouping.finish():
+            yield _reported(trace, grouping.report)
     finally:
         grouping.close()

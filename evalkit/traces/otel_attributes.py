@@ -12,6 +12,7 @@ from typing import Any
 
 from evalkit.errors import StrictJSONError
 from evalkit.io.strict_json import loads_strict
+from evalkit.traces.tool_spans import tool_convention
 from evalkit.traces.vercel_ai import VERCEL_USAGE, vercel_payload_keys, vercel_type, with_tool_calls
 
 
@@ -239,7 +240,7 @@ def _llm_messages(attrs: dict[str, Any], current: str, legacy: str, openinferenc
 
 def observation_type(attrs: dict[str, Any]) -> str:
     """GenAI operation, else OpenInference span kind, else Vercel ``ai.operationId``, else legacy GenAI
-    markers, else SPAN."""
+    markers, else a ``tool.name`` attribute (TOOL), else SPAN."""
     op = attrs.get("gen_ai.operation.name")
     if isinstance(op, str) and (op_type := OP_TYPES.get(op.lower())) is not None:
         return op_type
@@ -251,6 +252,8 @@ def observation_type(attrs: dict[str, Any]) -> str:
     if ("gen_ai.system" in attrs or "llm.request.type" in attrs
             or any(k.startswith("gen_ai.prompt.") for k in attrs)):
         return "GENERATION"
+    if op is None and tool_convention(None, attrs) is not None:  # a tool.name attribute on a plain span
+        return "TOOL"
     return "SPAN"
 
 

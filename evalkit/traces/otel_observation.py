@@ -32,6 +32,7 @@ from evalkit.traces.otel_attributes import (
     usage_plan,
 )
 from evalkit.traces.source import SourceValue
+from evalkit.traces.tool_spans import TOOL_NAME, is_tool_span_name, tool_convention
 from evalkit.traces.vercel_ai import VERCEL_TOOL_NAME
 
 __all__ = ["NO_EVENTS", "PlainSpan", "built", "new_plain_span", "observation_of", "plan_of"]
@@ -42,6 +43,8 @@ MODEL_KEYS = ("gen_ai.response.model", "ai.response.model", "gen_ai.request.mode
 """Where a span names its model, the first given wins."""
 _TOOL_NAME_KEYS = ("gen_ai.tool.name", "tool.name", *VERCEL_TOOL_NAME)
 _OP, _KIND, _VERCEL_OP = "gen_ai.operation.name", "openinference.span.kind", "ai.operationId"
+TOOL_BY = "toolBy"
+"""Metadata key naming the convention that made a plain span a TOOL (a ``tool.name`` attribute, a ``tool.*`` name)."""
 """The attributes whose values, besides the keys, decide a span's type (see ``observation_type``)."""
 
 Plan = tuple[str, "tuple[str, ...] | None", "tuple[str, ...]", UsagePlan, "tuple[Any, ...] | None"]
@@ -113,6 +116,13 @@ def observation_of(span_id: str, parent_id: str | None, span_name: str | None, k
     usage holds only ints and floats, and metadata is a fresh dict.
     """
     obs_type, tool_keys, model_keys, usage_keys, payload_keys = _plan(attrs)
+    tool_by = None
+    if obs_type == "SPAN" and is_tool_span_name(span_name):
+        tool_by = TOOL_NAME
+        # A tool call known only by its span name (``tool.search.duckduckgo``): read as a TOOL's payloads.
+        obs_type, tool_keys, payload_keys = "TOOL", tuple(k for k in _TOOL_NAME_KEYS if k in attrs), None
+    elif obs_type == "TOOL" and not attrs.get(_OP) and not attrs.get(_KIND) and not attrs.get(_VERCEL_OP):
+        tool_by = tool_convention(span_name, attrs)
     name = span_name
     if tool_keys is not None:
         name = first_text(attrs, *tool_keys) or (name.removeprefix("execute_tool ") if name else None)
@@ -135,6 +145,8 @@ def observation_of(span_id: str, parent_id: str | None, span_name: str | None, k
         metadata["events"] = events
     if joined_from is not None:
         metadata["sourceTraceId"] = joined_from
+    if tool_by is not None:
+        metadata[TOOL_BY] = tool_by
     if payload_keys is None:
         inp, out = payloads(obs_type, attrs, events)
     elif payload_keys is _NO_PAYLOAD_NOR_EVENTS or payload_keys is _NO_PAYLOAD and not events:

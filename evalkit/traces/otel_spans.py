@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from evalkit.traces.otel_attributes import first_text
@@ -39,7 +40,7 @@ from evalkit.traces.otel_observation import NO_EVENTS, PlainSpan, new_plain_span
 from evalkit.traces.otel_values import decode_attributes
 from evalkit.traces.source import SourceValue
 
-__all__ = ["TRACE_KEYS", "Span", "is_span", "join_path", "spans_of"]
+__all__ = ["IDLESS", "TRACE_KEYS", "Span", "is_idless_span", "is_span", "join_path", "spans_of"]
 
 TRACE_KEYS = ("traceId", "trace_id", "context.trace_id", "context.traceId", "spanContext.traceId")
 _SPAN_KEYS = ("spanId", "span_id", "context.span_id", "context.spanId", "spanContext.spanId")
@@ -94,7 +95,7 @@ def _is_jaeger_span(value: Any) -> bool:
 
 
 def is_span(value: Any) -> bool:
-    """A single span dict (flat export, OTLP-style or Jaeger-style)."""
+    """A single span dict (flat export, OTLP-style or Jaeger-style, or a span without ids)."""
     if not isinstance(value, dict):
         return False
     if _is_jaeger_span(value):
@@ -102,7 +103,19 @@ def is_span(value: Any) -> bool:
     has_trace = lookup(value, TRACE_KEYS)[0] is not None
     if lookup(value, _SPAN_KEYS)[0] is not None:
         return has_trace or "name" in value
-    return has_trace and "name" in value and any(k in value for k in _OTEL_ONLY_KEYS)
+    return (has_trace and "name" in value and any(k in value for k in _OTEL_ONLY_KEYS)) or is_idless_span(value)
+
+
+def is_idless_span(value: Any) -> bool:
+    """A span recorded without trace or span ids (Vercel AI SDK and Mastra spans as test exporters keep them):
+    a name, an attributes object and a start time, and no id at all."""
+    return (isinstance(value, dict) and isinstance(value.get("name"), str) and isinstance(value.get("attributes"), dict)
+            and lookup(value, _START_KEYS)[0] is not None and lookup(value, TRACE_KEYS)[0] is None
+            and lookup(value, _SPAN_KEYS)[0] is None)
+
+
+IDLESS = "none"
+"""The ``id_key`` of a span recorded without ids: its ids are made up from where it sits in the file."""
 
 
 # --- walking the shapes -------------------------------------------------------------------------
@@ -305,6 +318,14 @@ def _flat_span(sv: SourceValue, span: dict[str, Any], path: str, resource: dict[
     ids = _plain_ids(span)
     if ids is not None:
         (trace_id, span_id, parent), id_key = ids, "spanId"
+    elif is_idless_span(span):
+        # One trace per file; the parent ids such spans may carry name spans the file does not hold, so
+        # parents come from timing (see ``otel.nest_by_time``).
+        trace_id, parent, id_key = Path(sv.file).name, None, IDLESS
+        where = [str(n) for n in (sv.line, None if sv.index is None else sv.index + 1) if n is not None]
+        if path.endswith("]"):
+            where.append(str(int(path.rpartition("[")[2].rstrip("]")) + 1))
+        span_id = "span-" + ".".join(where or ["1"])
     else:
         trace_id, _ = _required_id(sv, span, path, TRACE_KEYS, 32, "trace id")
         span_id, id_key = _required_id(sv, span, path, _SPAN_KEYS, 16, "span id")

@@ -27,6 +27,7 @@ from evalkit.traces.otel_attributes import (
 from evalkit.traces.otel_observation import _PLANS, MODEL_KEYS, observation_of, plan_of
 from evalkit.traces.otel_sorted import _flat_trace_id, _span_trace_ids, _Unsure
 from evalkit.traces.otel_values import any_value, decode_attributes
+from evalkit.traces.tool_spans import tool_convention
 from evalkit.traces.tree import order_observations, start_key
 
 KEYS = ["gen_ai.operation.name", "openinference.span.kind", "ai.operationId", "gen_ai.tool.name", "tool.name",
@@ -48,6 +49,12 @@ def _general_observation(span_id, parent_id, span_name, kind, start, end, attrs,
                          resource, scope, joined_from):
     """The observation as the importer built it before plans: every decision made again for each span."""
     obs_type = observation_type(attrs)
+    tool_by = None
+    if obs_type == "SPAN" and span_name is not None and span_name.startswith(("tool.", "execute_tool ")):
+        tool_by, obs_type = "a tool.* span name", "TOOL"
+    elif obs_type == "TOOL" and not any(attrs.get(k) for k in ("gen_ai.operation.name", "openinference.span.kind",
+                                                                  "ai.operationId")):
+        tool_by = tool_convention(span_name, attrs)
     name = span_name
     if obs_type == "TOOL":
         name = first_text(attrs, "gen_ai.tool.name", "tool.name", "ai.toolCall.name") or (
@@ -67,6 +74,8 @@ def _general_observation(span_id, parent_id, span_name, kind, start, end, attrs,
         metadata["events"] = events
     if joined_from is not None:
         metadata["sourceTraceId"] = joined_from
+    if tool_by is not None:
+        metadata["toolBy"] = tool_by
     inp, out = payloads(obs_type, attrs, events)
     fields = {"id": span_id, "type": obs_type, "name": name, "parent_id": parent_id, "start_time": start,
               "end_time": end, "model": model, "usage": tokens, "metadata": metadata}
@@ -105,7 +114,7 @@ def test_observations_from_remembered_plans_equal_the_general_decision():
         plan_known = (tuple(attrs), attrs.get("gen_ai.operation.name"), attrs.get("openinference.span.kind"),
                       attrs.get("ai.operationId")) in _PLANS
         hits += plan_known
-        args = ("1" * 16, None if i % 3 else "2" * 16, rng.choice(["execute_tool t", "op", None]),
+        args = ("1" * 16, None if i % 3 else "2" * 16, rng.choice(["execute_tool t", "op", "tool.search.web", None]),
                 rng.choice([1, None]), "2026-01-01T00:00:00.000000Z", None, attrs,
                 events if i % 5 == 0 else [], i % 7 == 0, rng.choice(["boom", None]), {"service.name": "s"},
                 rng.choice(["scope", None]), None)
