@@ -44,6 +44,7 @@ BUILT_IN: tuple[FormatEntry, ...] = (
                 per_record=False, takes_context=True),
     FormatEntry("inspect", "evalkit.traces.inspect_logs", "looks_like_inspect", "read_inspect", per_record=False,
                 takes_context=True),
+    FormatEntry("atif", "evalkit.traces.atif", "looks_like_atif", "read_atif", takes_context=True),
     FormatEntry("openai-chat", "evalkit.traces.openai_chat", "looks_like_openai_chat", "read_openai_chat",
                 takes_context=True),
     # Last: a record with a chat's messages and a prompt field is a chat.

@@ -56,5 +56,5 @@ def test_malformed_native_line_names_file_line_and_field(tmp_path):
 def test_unknown_shape_names_the_formats_tried(tmp_path):
     path = tmp_path / "t.json"
     path.write_text('{"hello": "world"}')
-    with pytest.raises(InputError, match="tried: evalkit, langfuse, otel, anthropic, claude-code, codex, gemini-cli, inspect, openai-chat"):
+    with pytest.raises(InputError, match="tried: evalkit, langfuse, otel, anthropic, claude-code, codex, gemini-cli, inspect, atif, openai-chat"):
         load(path)
