@@ -185,7 +185,8 @@ def observation_of(span_id: str, parent_id: str | None, span_name: str | None, k
         fields_set.add("output")
     values = {"id": span_id, "type": obs_type, "name": name, "input": inp, "output": out,
               "parent_id": parent_id, "start_time": start, "end_time": end, "model": model,
-              "usage": tokens, "level": level, "status_message": status_message, "metadata": metadata}
+              "usage": tokens, "level": level, "status_message": status_message, "metadata": metadata,
+              "input_repeats": None}
     model_obj = _new(Observation)  # as built() does, without the call
     _set(model_obj, "__dict__", values)
     _set_fields_set(model_obj, fields_set)
