@@ -27,6 +27,7 @@ from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
 from evalkit.report import page_environment
+from evalkit.traces import stored_form
 
 STORAGE_PREFIX = "evalkit-review:"
 
@@ -46,7 +47,7 @@ def _mode_tags(taxonomy: Taxonomy | None, labels: Sequence[Annotation]) -> list[
 
 
 def _trace_payload(trace: Trace, hide_metadata: Sequence[str]) -> dict[str, Any]:
-    obj = trace.to_json_obj()
+    obj = stored_form(trace)  # each repeated history once; the page resolves inputRepeats when shown
     if hide_metadata and isinstance(obj.get("metadata"), dict):
         obj["metadata"] = {k: v for k, v in obj["metadata"].items() if k not in hide_metadata}
     obj["transcript"] = transcript(trace)

@@ -11,9 +11,11 @@ is built from the trace's GENERATION inputs and outputs and its TOOL observation
   the transcript already shows them; an EVENT holding a chat message (``metadata.role``) as that message.
 
 Messages may be OpenAI chat shaped (``{role, content, tool_calls}``), OpenAI Responses items
-(``message``, ``function_call``, ``function_call_output``), Anthropic content blocks (``text``,
-``tool_use``, ``tool_result``), OpenTelemetry GenAI ``parts``, plain strings, or any of these kept as
-JSON text. A trace whose
+(``message``, ``function_call``, ``function_call_output``, ``reasoning``, custom tool calls), Anthropic
+content blocks (``text``, ``tool_use``, ``tool_result``, ``thinking``), Gemini ``{role, parts}``
+(``functionCall``, ``functionResponse``, ``thought`` parts), OpenTelemetry GenAI ``parts``, plain
+strings, or any of these kept as JSON text. A model's reasoning (thinking blocks, reasoning items,
+thought parts, ``reasoning_content``) goes to the message's ``thinking``, which the page shows folded. A trace whose
 generations hold none of these (a plain span tree) has no transcript: :func:`transcript` returns None
 and the page says so.
 """
@@ -33,6 +35,10 @@ __all__ = ["transcript"]
 _TEXT_BLOCKS = ("text", "input_text", "output_text")
 _CALL_BLOCKS = ("tool_use", "tool_call", "function_call")
 _RESULT_BLOCKS = ("tool_result", "tool_call_response", "function_call_output")
+_THINKING_BLOCKS = ("thinking", "redacted_thinking", "reasoning")
+# OpenAI Responses items (Codex rollouts write them as they are): each a message, a call, a result or reasoning.
+_CALL_ITEMS = ("function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+_RESULT_ITEMS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
 def transcript(trace: Trace) -> list[dict[str, Any]] | None:
@@ -160,6 +166,8 @@ def _fingerprint(message: dict[str, Any]) -> str:
     else:
         key = [message["role"], content, [[c.get("name"), _parsed(c.get("arguments"))]
                                           for c in message.get("toolCalls", [])]]
+        if message.get("thinking"):
+            key.append(message["thinking"])
     # A digest, not the text: a history holding a 5 MB tool result is fingerprinted once per call.
     return hashlib.sha256(compact_sorted_json(key).encode("utf-8")).hexdigest()
 
@@ -215,25 +223,49 @@ def _is_message(value: Any) -> bool:
 
 
 def _is_item(value: Any) -> bool:
-    """An OpenAI Responses item: a message, a function call or a function call's output."""
-    return isinstance(value, dict) and value.get("type") in ("message", "function_call", "function_call_output")
+    """An OpenAI Responses item: a message, a call, a call's output, or reasoning."""
+    return isinstance(value, dict) and value.get("type") in ("message", "reasoning", *_CALL_ITEMS, *_RESULT_ITEMS)
 
 
 def _item(raw: dict[str, Any], default_role: str) -> list[dict[str, Any]]:
     kind = raw.get("type")
-    if kind == "function_call":
-        return [{"role": "assistant", "toolCalls": [_call(raw)]}]
-    if kind == "function_call_output":
+    if kind in _CALL_ITEMS:
+        call = _call(raw) if kind == "function_call" else {
+            "name": str(raw.get("name") or kind.removesuffix("_call")), "arguments": _parsed(
+                raw.get("input", raw.get("action"))), **({"id": raw["call_id"]} if "call_id" in raw else {})}
+        return [{"role": "assistant", "toolCalls": [call]}]
+    if kind in _RESULT_ITEMS:
         return [_block_result(raw)]
+    if kind == "reasoning":
+        thinking = _thinking_text(raw)
+        return [{"role": "assistant", "thinking": thinking}] if thinking else []
     return _message(raw, default_role)
+
+
+def _thinking_text(block: Any) -> str:
+    """The readable text of a reasoning block, item or thought part (its signature is never shown)."""
+    if not isinstance(block, dict):
+        return ""
+    for key in ("thinking", "text", "reasoning_content"):
+        if isinstance(block.get(key), str) and block[key]:
+            return block[key]
+    summary = block.get("summary")
+    if isinstance(summary, list):
+        return "\n\n".join(str(s.get("text", "")) for s in summary if isinstance(s, dict) and s.get("text"))
+    if block.get("type") == "redacted_thinking":
+        return "(redacted thinking)"
+    return ""
 
 
 def _message(raw: dict[str, Any], default_role: str) -> list[dict[str, Any]]:
     """One recorded message as transcript messages: tool results held in blocks become their own."""
     role = str(raw.get("role") or default_role)
+    role = "assistant" if role == "model" else role  # Gemini's name for the assistant
     blocks = raw.get("parts") if isinstance(raw.get("parts"), list) else raw.get("content")
     texts: list[str] = []
     other: list[Any] = []
+    thinking = [raw["reasoning_content"]] if isinstance(raw.get("reasoning_content"), str) and raw[
+        "reasoning_content"] else []
     calls = [_call(c) for c in raw.get("tool_calls") or [] if isinstance(c, dict)]
     results: list[dict[str, Any]] = []
     if isinstance(blocks, list):
@@ -241,6 +273,20 @@ def _message(raw: dict[str, Any], default_role: str) -> list[dict[str, Any]]:
             kind = block.get("type") if isinstance(block, dict) else None
             if isinstance(block, str):
                 texts.append(block)
+            elif kind in _THINKING_BLOCKS or (kind is None and isinstance(block, dict) and block.get("thought") is True):
+                if text := _thinking_text(block):
+                    thinking.append(text)
+            elif kind is None and isinstance(block, dict) and isinstance(block.get("functionCall"), dict):
+                fc = block["functionCall"]
+                calls.append({"name": str(fc.get("name") or "call"), "arguments": fc.get("args"),
+                              **({"id": fc["id"]} if fc.get("id") is not None else {})})
+            elif kind is None and isinstance(block, dict) and isinstance(block.get("functionResponse"), dict):
+                fr = block["functionResponse"]
+                response = fr.get("response")
+                if isinstance(response, dict) and len(response) == 1 and next(iter(response)) in ("output", "error"):
+                    response = next(iter(response.values()))
+                results.append({"role": "tool", "content": response, "name": fr.get("name"),
+                                **({"toolCallId": fr["id"]} if fr.get("id") is not None else {})})
             elif kind in _TEXT_BLOCKS or (kind is None and isinstance(block, dict) and "text" in block):
                 texts.append(str(block.get("text", block.get("content", ""))))
             elif kind in _CALL_BLOCKS:
@@ -254,8 +300,10 @@ def _message(raw: dict[str, Any], default_role: str) -> list[dict[str, Any]]:
     elif blocks is not None:
         other.append(blocks)
     out: list[dict[str, Any]] = list(results)  # Anthropic puts tool results first in the user turn
-    if texts or other or calls or not results:
+    if texts or other or calls or thinking or not results:
         message: dict[str, Any] = {"role": role}
+        if thinking:
+            message["thinking"] = "\n\n".join(thinking)
         if texts and not other:
             message["content"] = "\n\n".join(texts)
         elif texts or other:

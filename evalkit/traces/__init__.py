@@ -48,10 +48,12 @@ if TYPE_CHECKING:
     from evalkit.traces.report import ImportContext, ImportReport
     from evalkit.traces.source import SourceValue
     from evalkit.traces.stats_json import stats_json
+    from evalkit.traces.stored_form import stored_form
     from evalkit.traces.trace_format import TraceFormat
 
 __all__ = [
     "stats_json",
+    "stored_form",
     "DAY",
     "FORMATS",
     "NULL_PARTITION",

@@ -140,7 +140,8 @@ class _Session:
                                   "end_time": call.get("timestamp")}
         if response is not None:
             body = response.get("response")
-            fields["output"] = body.get("output", body) if isinstance(body, dict) and len(body) == 1 else body
+            one = isinstance(body, dict) and len(body) == 1 and next(iter(body)) in ("output", "error")
+            fields["output"] = next(iter(body.values())) if one else body
         level = _TOOL_LEVELS.get(str(call.get("status")))
         if level:
             fields["level"] = level
