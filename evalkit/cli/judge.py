@@ -140,7 +140,7 @@ def _verify_mode(args: argparse.Namespace, provider: Any) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from evalkit.judge import JudgeCache, PriceTable, run_judge, verifier, verify_run
+    from evalkit.judge import JudgeCache, PriceTable, oversized_prompts, run_judge, verifier, verify_run
 
     specs = _read_specs(args.spec)
     if args.criterion:
@@ -166,6 +166,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.labels or any(s.examples for s in specs):
         by_id = {t.id: t for t in _traces(args.traces)}  # few-shot example traces may lie past --limit
     prompts = _prompts(specs, traces, args.labels, by_id)
+    for warning in oversized_prompts(prompts, provider.model):
+        print(f"warning: {warning}", file=sys.stderr)
     cache = JudgeCache(args.cache) if args.cache else None
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     checked = None
@@ -322,6 +324,11 @@ def _cmd_prompt(args: argparse.Namespace) -> int:
         raise InputError(f"trace {args.trace!r} is not in the traces", file=args.traces, path="--trace")
     prompts = _prompts(specs, [by_id[args.trace]], args.labels, by_id)
     _warn_examples(specs)
+    from evalkit.judge import oversized_prompts
+
+    for spec, prompt in zip(specs, prompts, strict=True):
+        for warning in oversized_prompts([prompt], spec.judge.model if spec.judge else None):
+            print(f"warning: {warning}", file=sys.stderr)
     if args.json:
         sys.stdout.write(canonical_dumps([{"criterionId": p.criterion_id, "traceId": p.trace_id,
                                            "digest": p.digest, "messages": list(p.messages), "schema": p.schema,

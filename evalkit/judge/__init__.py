@@ -35,6 +35,7 @@ from evalkit.judge.grounding import (
     verifier,
     verify_verdict,
 )
+from evalkit.judge.context import context_tokens, oversized_prompts
 from evalkit.judge.journal import journal_lock
 from evalkit.judge.leaks import LabelProxy, label_proxies
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA, parse_judge_output, to_verdict
@@ -150,6 +151,8 @@ __all__ = [
     "build_prompts",
     "check_examples",
     "check_label_proxies",
+    "context_tokens",
+    "oversized_prompts",
     "label_proxies",
     "LabelProxy",
     "lint_verdicts",

@@ -8,7 +8,9 @@ other traces with the same value (leave one out, so a value seen once predicts n
 ids never count), on at least :data:`MIN_LABELLED` traces with both verdicts among them. A judge shown
 such a field agrees with the labels for the wrong reason, and its TPR and TNR measure the field.
 
-Only the whole metadata is looked at: a field the spec names (``metadata.KEY``) is shown as chosen.
+Only the whole metadata is looked at: a field the spec names (``metadata.KEY``) is shown as chosen. Inside
+it, every nested field counts as one (``metadata.info.reward_info.reward``), and so does the observations'
+metadata when the spec shows it (a field's values over a trace's observations, together).
 """
 
 from __future__ import annotations
@@ -39,10 +41,12 @@ class LabelProxy:
     field: str
     agreeing: int
     labelled: int
+    where: str = "metadata"
+    """``metadata`` (the trace's) or ``observation metadata``."""
 
     def describe(self) -> str:
         """``metadata.KEY (gives the label on 97 of 100 labelled traces)``."""
-        return f"metadata.{self.field} (gives the label on {self.agreeing} of {self.labelled} labelled traces)"
+        return f"{self.where}.{self.field} (gives the label on {self.agreeing} of {self.labelled} labelled traces)"
 
 
 def _verdicts(spec: JudgeSpec, labels: Iterable[HumanLabel]) -> dict[str, str]:
@@ -67,23 +71,48 @@ def _key(value: Any) -> Any:
     return ("json", repr(value))
 
 
+_DEPTH = 4
+"""How deep nested metadata is looked into (a proxy sits near the top; deeper lies the payload)."""
+
+
+def _fields(metadata: Any, where: str = "", depth: int = 0) -> Iterable[tuple[str, Any]]:
+    """``(path, value)`` of a metadata object and of each object nested in it, down to :data:`_DEPTH`."""
+    if not isinstance(metadata, dict):
+        return
+    for key, value in metadata.items():
+        path = f"{where}.{key}" if where else str(key)
+        yield path, value
+        if depth + 1 < _DEPTH:
+            yield from _fields(value, path, depth + 1)
+
+
 def label_proxies(spec: JudgeSpec, traces: Iterable[Trace], labels: Iterable[HumanLabel]) -> list[LabelProxy]:
     """The metadata fields that stand for the criterion's human labels (see the module docstring), when
-    the spec shows the judge the whole trace metadata; none otherwise. Sorted by field name."""
-    if "metadata" not in spec.input.trace:
+    the spec shows the judge the whole trace metadata or the observations' metadata; none otherwise.
+    Sorted by where they are, then field name."""
+    trace_metadata, observation_metadata = "metadata" in spec.input.trace, "metadata" in spec.input.fields
+    if not trace_metadata and not observation_metadata:
         return []
     verdicts = _verdicts(spec, labels)
     if not verdicts:
         return []
-    pairs: dict[str, list[tuple[Any, str]]] = {}
+    pairs: dict[tuple[str, str], list[tuple[Any, str]]] = {}
     for trace in traces:
         verdict = verdicts.get(trace.id)
-        if verdict is None or not isinstance(trace.metadata, dict):
+        if verdict is None:
             continue
-        for key, value in trace.metadata.items():
-            pairs.setdefault(str(key), []).append((_key(value), verdict))
+        if trace_metadata:
+            for path, value in _fields(trace.metadata):
+                pairs.setdefault(("metadata", path), []).append((_key(value), verdict))
+        if observation_metadata:
+            per_trace: dict[str, list[Any]] = {}
+            for obs in trace.observations:
+                for path, value in _fields(obs.metadata):
+                    per_trace.setdefault(path, []).append(_key(value))
+            for path, values in per_trace.items():
+                pairs.setdefault(("observation metadata", path), []).append((tuple(values), verdict))
     found = []
-    for field, seen in sorted(pairs.items()):
+    for (where, field), seen in sorted(pairs.items()):
         by_verdict = Counter(verdict for _, verdict in seen)
         if len(seen) < MIN_LABELLED or min(by_verdict["pass"], by_verdict["fail"]) < MIN_EACH:
             continue
@@ -94,5 +123,5 @@ def label_proxies(spec: JudgeSpec, traces: Iterable[Trace], labels: Iterable[Hum
             same, differ = counts[value, verdict] - 1, counts[value, other]  # the other traces with this value
             agreeing += same > differ
         if agreeing >= AGREEMENT * len(seen):
-            found.append(LabelProxy(field, agreeing, len(seen)))
+            found.append(LabelProxy(field, agreeing, len(seen), where))
     return found

@@ -75,10 +75,13 @@ def _trace_fields(on_disk: dict[str, Any], names: list[str]) -> Any:
             yield name, on_disk[name]
 
 
-LABEL_WORDS = frozenset({"label", "labels", "gold", "verdict", "verdicts", "annotation", "annotations"})
+LABEL_WORDS = frozenset({"label", "labels", "gold", "verdict", "verdicts", "annotation", "annotations",
+                         "reward", "rewards", "score", "scores", "success", "outcome", "outcomes", "passed",
+                         "correct"})
 """Words that, in a metadata key, usually mean it holds a person's or another judge's answer (``label``,
-``true_label``, ``predicted_label``, ``llm_judge_label``, ``goldAnswer``...): never shown to a judge. A key
-with ``ground_truth`` (or ``groundTruth``) in it counts too."""
+``true_label``, ``predicted_label``, ``llm_judge_label``, ``goldAnswer``...) or the run's outcome (tau-bench's
+``reward``, Inspect's ``scores``, ``success``, ``passed``, ``is_correct``): never shown to a judge, at any
+depth of the metadata. A key with ``ground_truth`` (or ``groundTruth``) in it counts too."""
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NOT_A_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -109,8 +112,8 @@ def is_rationale_like(key: Any) -> bool:
 
 def metadata_labels(parts: list[ViewPart]) -> list[str]:
     """Where a trace's or observation's metadata shown in the view holds a label-like key
-    (:func:`is_label_like`): a dataset keeps its ground truth there, and a judge shown it agrees with the
-    labels for the wrong reason.
+    (:func:`is_label_like`), at any depth: a dataset keeps its ground truth there, an importer the run's
+    outcome, and a judge shown it agrees with the labels for the wrong reason.
 
     Returns:
         ``OBS PATH`` of each occurrence, in view order.
@@ -119,10 +122,29 @@ def metadata_labels(parts: list[ViewPart]) -> list[str]:
     for part in parts:
         for field, value in part.fields:
             if field == "metadata" and isinstance(value, dict):
-                hits += [f"{part.obs} metadata.{key}" for key in value if is_label_like(key)]
-            elif field.startswith("metadata.") and is_label_like(field[len("metadata."):]):
-                hits.append(f"{part.obs} {field}")
+                hits += [f"{part.obs} {path}" for path in _label_paths(value, "metadata")]
+            elif field.startswith("metadata."):
+                if is_label_like(field[len("metadata."):]):
+                    hits.append(f"{part.obs} {field}")
+                else:  # a field the spec names: what it holds is shown too
+                    hits += [f"{part.obs} {path}" for path in _label_paths(value, field)]
     return hits
+
+
+def _label_paths(value: Any, where: str) -> list[str]:
+    """The paths of label-like keys anywhere inside ``value`` (``metadata.info.reward_info.reward``)."""
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, sub in value.items():
+            path = f"{where}.{key}"
+            if is_label_like(key):
+                found.append(path)
+            else:
+                found += _label_paths(sub, path)
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            found += _label_paths(sub, f"{where}[{i}]")
+    return found
 
 
 def metadata_rationales(parts: list[ViewPart]) -> list[str]:

@@ -135,3 +135,21 @@ def test_a_scorecard_s_judge_run_refuses_before_any_call(tmp_path) -> None:
     with pytest.raises(InputError, match=r"metadata\.all_ok \(gives the label on 20 of 20"):
         batch_judge(routed, traces, {CRITERION: _spec()}, NoCalls(), tmp_path / "v.jsonl", labels=_labels())
     assert not (tmp_path / "v.jsonl").exists()
+
+
+def test_a_proxy_nested_in_the_metadata_is_found_where_it_sits() -> None:
+    """tau-bench keeps its outcome twice, the second time as info.reward_info.reward."""
+    checked = [{"task": {"id": i}, "reward_info": {"value": v == "pass"}} for i, v in enumerate(VERDICTS)]
+    proxies = label_proxies(_spec(), _traces({"info": checked}), _labels())
+    assert [p.describe() for p in proxies] == [
+        "metadata.info.reward_info (gives the label on 20 of 20 labelled traces)",
+        "metadata.info.reward_info.value (gives the label on 20 of 20 labelled traces)"]
+
+
+def test_a_proxy_in_the_observations_metadata_is_found_when_the_judge_is_shown_it() -> None:
+    traces = _traces({})
+    for trace, verdict in zip(traces, VERDICTS, strict=True):
+        trace.observations[1].metadata = {"checked": verdict == "pass", "call": trace.id}
+    (proxy,) = label_proxies(_spec(), traces, _labels())
+    assert proxy.describe() == "observation metadata.checked (gives the label on 20 of 20 labelled traces)"
+    assert label_proxies(_spec(input={"fields": ["input", "output"]}), traces, _labels()) == []

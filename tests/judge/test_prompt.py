@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -246,7 +247,23 @@ def test_a_label_is_known_by_its_words_as_real_evaluation_sets_name_it(key) -> N
         build_prompt(spec(), leasing_trace("t-1", metadata={key: "PASS", "community": "Oak Park"}))
 
 
-@pytest.mark.parametrize("key", ["labeled", "dietary_restriction", "success", "labyrinth", "golden_hour"])
+@pytest.mark.parametrize("key", ["reward", "scores", "success", "outcome", "passed", "is_correct", "last_success_state"])
+def test_an_outcome_the_run_recorded_is_a_label_too(key) -> None:
+    """tau-bench keeps ``reward``, Inspect ``scores``, hw5 ``last_success_state``: the answer, for a judge."""
+    with pytest.raises(InputError, match=f"t-1 metadata.{key} "):
+        build_prompt(spec(), leasing_trace("t-1", metadata={key: 1, "community": "Oak Park"}))
+
+
+@pytest.mark.parametrize(("metadata", "path"), [
+    ({"info": {"reward_info": {"reward": 0.0}}}, "metadata.info.reward_info"),
+    ({"inspect": [{"scores": {"value": "C"}}]}, "metadata.inspect[0].scores"),
+])
+def test_an_outcome_nested_in_the_metadata_is_found_where_it_sits(metadata, path) -> None:
+    with pytest.raises(InputError, match=re.escape(f"t-1 {path} ")):
+        build_prompt(spec(), leasing_trace("t-1", metadata=metadata))
+
+
+@pytest.mark.parametrize("key", ["labeled", "dietary_restriction", "successor", "labyrinth", "golden_hour"])
 def test_keys_that_only_look_like_labels_are_shown(key) -> None:
     _, user = system_and_user(build_prompt(spec(), leasing_trace("t-1", metadata={key: "x"})))
     assert key in user
