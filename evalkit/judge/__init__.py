@@ -24,6 +24,7 @@ from evalkit.judge.cache import JudgeCache
 from evalkit.judge.calibration_report import CalibrationReport, calibrate_judge, render_calibration
 from evalkit.judge.calibration_story import CalibrationStory, Coverage, calibration_story, cover
 from evalkit.judge.calls import RetryPolicy
+from evalkit.judge.context import context_tokens, oversized_prompts
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.grounding import (
     GroundingProblem,
@@ -35,7 +36,6 @@ from evalkit.judge.grounding import (
     verifier,
     verify_verdict,
 )
-from evalkit.judge.context import context_tokens, oversized_prompts
 from evalkit.judge.journal import journal_lock
 from evalkit.judge.leaks import LabelProxy, label_proxies
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA, parse_judge_output, to_verdict
