@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from evalkit.analysis.defaults import SATURATION_WINDOW, STRATEGIES
     from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
     from evalkit.analysis.features import group_of, trace_features
+    from evalkit.analysis.outcomes import Outcome, detect_outcome, parse_outcome
     from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
     from evalkit.analysis.review import render_review, review_key, write_review
     from evalkit.analysis.sampling import sample_traces
@@ -84,6 +85,9 @@ __all__ = [
     "uncoded_fails",
     "unknown_modes",
     "write_review",
+    "Outcome",
+    "detect_outcome",
+    "parse_outcome",
 ]
 
 __getattr__, __dir__ = load_on_first_use(__name__, __all__)

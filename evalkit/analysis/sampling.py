@@ -23,6 +23,7 @@ import polars as pl
 from evalkit.analysis.defaults import STRATEGIES
 from evalkit.analysis.features import GROUPING_FEATURES, MISSING, group_of, trace_features
 from evalkit.analysis.features import groups as group_traces
+from evalkit.analysis.outcomes import Outcome
 from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
@@ -42,7 +43,7 @@ _MAD_TO_SIGMA = 1.4826
 
 def sample_traces(traces: Sequence[Trace] | str | os.PathLike[str], n: int, strategy: str = "random",
                   seed: int = 0, *, by: str | None = None, verdicts: Sequence[CriterionVerdict] | None = None,
-                  low_confidence: float = LOW_CONFIDENCE) -> list[Trace]:
+                  low_confidence: float = LOW_CONFIDENCE, outcome: Outcome | None = None) -> list[Trace]:
     """Pick up to ``n`` traces to review, in the order to review them.
 
     Args:
@@ -51,28 +52,37 @@ def sample_traces(traces: Sequence[Trace] | str | os.PathLike[str], n: int, stra
         n: how many to pick; fewer come back when the strategy finds fewer candidates.
         strategy: ``random``; ``stratified`` (equal turns for each group of ``by``, so rare groups
             are seen early); ``outlier`` (most unusual length, latency, tool count or errors first);
-            ``failure-driven`` (traces with error levels, failed tools or judge fails, most signals
-            first); ``uncertainty`` (uncertain or low-confidence judge verdicts, least sure first).
+            ``failure-driven`` (traces with error levels, failed tools, judge fails or a failing
+            ``outcome``, most signals first); ``uncertainty`` (uncertain or low-confidence judge
+            verdicts, least sure first).
         seed: the seed; the same set of traces and seed always give the same traces in the same
             order, whatever the order of ``traces``.
         by: for ``stratified``: a metadata field (``intent``) or a feature (``tools``, ``name``,
             ``tool_calls``, ``has_error``).
         verdicts: judge verdicts; required for ``uncertainty``, counted by ``failure-driven``.
         low_confidence: verdicts below this confidence count as uncertain.
+        outcome: for ``failure-driven``: the recorded outcome that says a trace failed (``reward<1``,
+            see :mod:`evalkit.analysis.outcomes`).
 
     Raises:
-        InputError: an unknown strategy, a missing ``by`` or ``verdicts``, ``n`` below 1, or
-            duplicate trace ids.
+        InputError: an unknown strategy, a missing ``by`` or ``verdicts``, ``n`` below 1, duplicate
+            trace ids, or no trace qualifying for the strategy (the error says which signals were read).
     """
     if isinstance(traces, str | os.PathLike):
         return sample_dataset(traces, n, strategy, seed, by=by, verdicts=verdicts,
-                              low_confidence=low_confidence)
+                              low_confidence=low_confidence, outcome=outcome)
     check_sampling(n, strategy, by)
     _check_unique(traces)
     order = review_order([t.id for t in traces], n, strategy, seed, features=lambda: trace_features(traces),
                          groups=lambda: group_traces(traces, by) if by else {}, by=by, verdicts=verdicts,
-                         low_confidence=low_confidence)
+                         low_confidence=low_confidence,
+                         outcome_fails=lambda: outcome_failures(traces, outcome))
     return [traces[i] for i in order]
+
+
+def outcome_failures(traces: Sequence[Trace], outcome: Outcome | None) -> set[str]:
+    """The ids of the traces ``outcome`` says failed (none without an outcome)."""
+    return {t.id for t in traces if outcome is not None and outcome.failed(t)}
 
 
 def check_sampling(n: int, strategy: str, by: str | None) -> None:
@@ -88,12 +98,18 @@ def check_sampling(n: int, strategy: str, by: str | None) -> None:
 
 def review_order(ids: Sequence[str], n: int, strategy: str, seed: int, *,
                  features: Callable[[], pl.DataFrame], groups: Callable[[], dict[str, str]], by: str | None,
-                 verdicts: Sequence[CriterionVerdict] | None, low_confidence: float) -> list[int]:
+                 verdicts: Sequence[CriterionVerdict] | None, low_confidence: float,
+                 outcome_fails: Callable[[], set[str]] = set) -> list[int]:
     """The positions in ``ids`` of the traces :func:`sample_traces` picks, in review order.
 
     ``features`` (``trace_features`` rows in the order of ``ids``) and ``groups`` (trace id -> group
     of ``by``) are called only by the strategies that need them, so a caller holding only ids (a
-    trace dataset too large for memory) computes them only when asked.
+    trace dataset too large for memory) computes them only when asked; so is ``outcome_fails`` (the ids
+    a recorded outcome says failed).
+
+    Raises:
+        InputError: no trace qualifies for failure-driven or uncertainty sampling (an empty sample
+            would look like a review with nothing to find).
     """
     # One seeded key per trace id: a random order of the set, independent of the order of the file.
     tiebreak = [_draw_key(seed, trace_id) for trace_id in ids]
@@ -105,13 +121,22 @@ def review_order(ids: Sequence[str], n: int, strategy: str, seed: int, *,
         scores = _outlier_scores(features())
         return sorted(range(len(ids)), key=lambda i: (-scores[i], tiebreak[i]))[:n]
     if strategy == "failure-driven":
-        keys = _failure_keys(ids, features(), verdicts or ())
-        failing = (i for i in range(len(ids)) if keys[i] != (0, 0))
+        keys = _failure_keys(ids, features(), verdicts or (), outcome_fails())
+        failing = [i for i in range(len(ids)) if keys[i] != (0, 0)]
+        if not failing and ids:
+            raise InputError(f"no trace of {len(ids)} shows a failure to sample: no error or warning level, "
+                             "no failed tool" + (", no judge fail" if verdicts else "") + ", no failing outcome; "
+                             "give the outcome the traces record (--outcome reward<1), judge verdicts "
+                             "(--verdicts), or sample another way (--strategy random)", path="strategy")
         return sorted(failing, key=lambda i: (keys[i], tiebreak[i]))[:n]
     if verdicts is None:
         raise InputError("uncertainty sampling needs judge verdicts", path="verdicts")
     keys = _uncertainty_keys(ids, verdicts, low_confidence)
-    unsure = (i for i in range(len(ids)) if keys[i] is not None)
+    unsure = [i for i in range(len(ids)) if keys[i] is not None]
+    if not unsure and ids:
+        raise InputError(f"no verdict on the {len(ids)} traces is uncertain or below confidence {low_confidence}: "
+                         "nothing to sample by uncertainty (sample another way, --strategy random)",
+                         path="strategy")
     return sorted(unsure, key=lambda i: (keys[i], tiebreak[i]))[:n]
 
 
@@ -164,8 +189,8 @@ def _outlier_scores(features: pl.DataFrame) -> list[float]:
     return [max(col[i] for col in columns) for i in range(features.height)]
 
 
-def _failure_keys(ids: Sequence[str], features: pl.DataFrame,
-                  verdicts: Sequence[CriterionVerdict]) -> list[tuple[int, int]]:
+def _failure_keys(ids: Sequence[str], features: pl.DataFrame, verdicts: Sequence[CriterionVerdict],
+                  outcome_fails: set[str]) -> list[tuple[int, int]]:
     """Sort key per trace: (minus the number of kinds of failure signal, minus their total count)."""
     judge_fails: dict[str, int] = {}
     for v in verdicts:
@@ -173,7 +198,8 @@ def _failure_keys(ids: Sequence[str], features: pl.DataFrame,
             judge_fails[v.trace_id] = judge_fails.get(v.trace_id, 0) + 1
     keys = []
     for row, trace_id in zip(features.iter_rows(named=True), ids, strict=True):
-        signals = (row["errors"] + row["warnings"], row["failed_tools"], judge_fails.get(trace_id, 0))
+        signals = (row["errors"] + row["warnings"], row["failed_tools"], judge_fails.get(trace_id, 0),
+                   int(trace_id in outcome_fails))
         keys.append((-sum(1 for s in signals if s), -sum(signals)))
     return keys
 
@@ -201,7 +227,7 @@ _READ_WHOLE = ("outlier", "failure-driven", "stratified")
 
 def sample_dataset(path: str | os.PathLike[str], n: int, strategy: str = "random", seed: int = 0, *,
                    by: str | None = None, verdicts: Sequence[CriterionVerdict] | None = None,
-                   low_confidence: float) -> list[Trace]:
+                   low_confidence: float, outcome: Outcome | None = None) -> list[Trace]:
     """:func:`sample_traces` over the folder of a trace dataset.
 
     Raises:
@@ -209,13 +235,14 @@ def sample_dataset(path: str | os.PathLike[str], n: int, strategy: str = "random
     """
     check_sampling(n, strategy, by)
     if strategy in _READ_WHOLE:
-        ids, parts, group = [], [], {}
+        ids, parts, group, fails = [], [], {}, set()
         for batch in iter_dataset_batches(path):
             ids += [t.id for t in batch]
             if strategy == "stratified":
                 group.update((t.id, group_of(t, by)) for t in batch)
             else:
                 parts.append(trace_features(batch))
+                fails |= outcome_failures(batch, outcome)
         _check_unique_ids(ids, path)
         if strategy == "stratified" and ids and by not in GROUPING_FEATURES \
                 and all(g == MISSING for g in group.values()):
@@ -223,9 +250,9 @@ def sample_dataset(path: str | os.PathLike[str], n: int, strategy: str = "random
                              f"(features: {', '.join(GROUPING_FEATURES)})", path="by")
         features = pl.concat(parts) if parts else None
     else:
-        ids, features, group = dataset_trace_ids(path), None, {}
+        ids, features, group, fails = dataset_trace_ids(path), None, {}, set()
     order = review_order(ids, n, strategy, seed, features=lambda: features, groups=lambda: group, by=by,
-                         verdicts=verdicts, low_confidence=low_confidence)
+                         verdicts=verdicts, low_confidence=low_confidence, outcome_fails=lambda: fails)
     picked = [ids[i] for i in order]
     found = {t.id: t for t in iter_dataset_traces(path, ids=picked)}
     return [found[i] for i in picked]

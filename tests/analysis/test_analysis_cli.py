@@ -65,7 +65,7 @@ def test_sample_writes_the_chosen_traces_in_review_order(capsys, traces_file, tm
 def test_sample_says_when_fewer_traces_qualify(capsys, traces_file, tmp_path):
     code, _, err = run(capsys, "sample", traces_file, "--n", "5", "--strategy", "failure-driven",
                        "--out", tmp_path / "f.jsonl")
-    assert code == 0 and "only 1 traces qualify for failure-driven sampling" in err
+    assert code == 0 and "only 1 trace qualifies for failure-driven sampling" in err
     assert [t.id for t in load(tmp_path / "f.jsonl")] == ["broken"]
     code, _, err = run(capsys, "sample", traces_file, "--n", "5", "--strategy", "uncertainty",
                        "--out", tmp_path / "u.jsonl")
