@@ -49,6 +49,14 @@ class StrictJSONError(InputError):
     """
 
 
+class UnknownTraceFormat(InputError):
+    """A trace file no trace format fits (the message names the formats tried).
+
+    What to do: pass ``--format`` to say which it is, install the plug-in that reads it, or, importing many
+    files at once, ``--skip-invalid`` to leave it out (counted in the import report).
+    """
+
+
 class CheckError(InputError):
     """A code check that cannot run as configured: unknown primitive, missing or bad parameter.
 

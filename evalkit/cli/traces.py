@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from evalkit.cli.parsers import add_command_group, add_trace_format_option
 from evalkit.cli.words import plural
-from evalkit.errors import InputError
+from evalkit.errors import InputError, UnknownTraceFormat
 
 if TYPE_CHECKING:
     from evalkit.traces import ChatMapping, ImportReport
@@ -74,11 +74,21 @@ def _cmd_import(args: argparse.Namespace) -> int:
     on_invalid = quarantined if args.skip_invalid else None
     seen: set[str] = set()
 
+    def of_source(src: str):
+        """The traces of one source; with --skip-invalid, a file no format fits is left out and counted."""
+        try:
+            yield from iter_traces(src, args.format, on_invalid=on_invalid, report=report, mapping=mapping)
+        except UnknownTraceFormat as exc:
+            if not args.skip_invalid:
+                raise
+            report.skipped("files no trace format fits (--skip-invalid)",
+                           hint="pass --format, or import them on their own to see why")
+            report.warn(f"left out: {exc.render()}")
+
     def traces():
         with tqdm(desc="importing", unit=" traces", disable=None, file=sys.stderr) as bar:
             for src in args.sources:
-                for trace in iter_traces(src, args.format, on_invalid=on_invalid, report=report,
-                                         mapping=mapping):
+                for trace in of_source(src):
                     if trace.id in seen:
                         raise InputError(f"duplicate trace id {trace.id!r} (already imported)", file=src)
                     seen.add(trace.id)
@@ -219,7 +229,8 @@ def add_traces_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="with --partition-by: replace the dataset already in the --out folder")
     p.add_argument("--skip-invalid", action="store_true",
-                   help="skip malformed records into FILE.quarantine.jsonl instead of stopping")
+                   help="skip malformed records into FILE.quarantine.jsonl, and files no format fits (counted), "
+                        "instead of stopping")
     p.add_argument("--allow-empty", action="store_true",
                    help="accept a source with no records (otherwise a warning, nothing written, exit 1)")
     p.add_argument("--json", action="store_true", help="print the import report as JSON")

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from evalkit.contracts.trace import Trace
-from evalkit.errors import InputError
+from evalkit.errors import InputError, UnknownTraceFormat
 from evalkit.traces.chat_mapping import ChatMapping, find_messages_key
 from evalkit.traces.format_table import BUILT_IN, FormatEntry
 from evalkit.traces.native import read_parquet
@@ -73,7 +73,7 @@ def _check_format(format: str) -> None:
         raise InputError(f"unknown trace format {format!r} (one of: auto, {', '.join(FORMATS)})")
 
 
-def _undetected(sv: SourceValue, mapping: ChatMapping) -> InputError:
+def _undetected(sv: SourceValue, mapping: ChatMapping) -> UnknownTraceFormat:
     """The error for a value no format fits, saying which option would help when we can tell."""
     hint = "pass --format to say which"
     key = find_messages_key(sv.value)
@@ -81,8 +81,8 @@ def _undetected(sv: SourceValue, mapping: ChatMapping) -> InputError:
         hint = f"its chat messages are under {key!r}: pass --messages-key {key}"
     if (not_traces := explain_not_traces(sv.value)) is not None:
         hint = not_traces
-    return InputError(f"cannot tell the trace format (tried: {', '.join(FORMATS)}); {hint}", file=sv.file,
-                      line=sv.line, path=None if sv.index is None else f"[{sv.index}]")
+    return UnknownTraceFormat(f"cannot tell the trace format (tried: {', '.join(FORMATS)}); {hint}", file=sv.file,
+                              line=sv.line, path=None if sv.index is None else f"[{sv.index}]")
 
 
 def detect_format(path: str | Path, mapping: ChatMapping | None = None) -> str:

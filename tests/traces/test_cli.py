@@ -66,6 +66,19 @@ def test_skip_invalid_quarantines_and_counts(tmp_path, capsys):
     assert entry["line"] == 2 and entry["record"]["id"] == "b" and "observations[0].type" in entry["error"]
 
 
+def test_skip_invalid_leaves_out_a_file_no_format_fits_and_counts_it(tmp_path, capsys):
+    unknown = tmp_path / "notes.json"
+    unknown.write_text('{"hello": "world"}')
+    out = tmp_path / "out.jsonl"
+    args = ["traces", "import", str(FIXTURES / "langfuse_api_trace.json"), str(unknown), "--out", str(out)]
+    assert main(args) == 1 and "cannot tell the trace format" in capsys.readouterr().err  # stops without the flag
+    assert main([*args, "--skip-invalid"]) == 0
+    printed = capsys.readouterr().out
+    assert "skipped: files no trace format fits (--skip-invalid): 1" in printed
+    assert f"warning: left out: {unknown}: cannot tell the trace format" in printed
+    assert [t.id for t in load(out)] == ["lf-trace-1"]
+
+
 def test_duplicate_trace_ids_across_sources_are_an_error(tmp_path, capsys):
     src = FIXTURES / "langfuse_api_trace.json"
     assert main(["traces", "import", str(src), str(src), "--out", str(tmp_path / "o.jsonl")]) == 1
