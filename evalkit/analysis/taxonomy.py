@@ -16,13 +16,27 @@ from evalkit.contracts.annotation import Annotation, Taxonomy
 from evalkit.errors import InputError
 
 
+TAXONOMY_SHAPE = ("a failure-mode taxonomy is an object: subject (the subject's name), version (an integer) "
+                  "and modes, a list of {id, name, definition, examples}; see the README's failure-mode "
+                  "taxonomy, or data/sample/failure-modes.yaml")
+"""What a taxonomy file holds, said with every error reading one (its ``subject`` is not the subject file)."""
+
+
 def read_taxonomy(path: str | Path) -> Taxonomy:
     """Read a taxonomy file (YAML or JSON).
 
     Raises:
-        InputError: naming the file and the field path of the first problem.
+        InputError: naming the file and the field path of the first problem, and what a taxonomy holds.
     """
-    return read_model(path, Taxonomy)
+    try:
+        return read_model(path, Taxonomy)
+    except InputError as exc:
+        message = exc.message
+        if "valid dictionary" in message:
+            message = "this file is not an object (a list of modes? put it under modes:)"
+        elif "required field is missing" not in message and "unknown field" not in message:
+            raise  # a rule of the taxonomy (a cycle, a duplicate id) says enough
+        raise InputError(f"{message} ({TAXONOMY_SHAPE})", file=exc.file, line=exc.line, path=exc.path) from None
 
 
 def unknown_modes(annotations: Iterable[Annotation], taxonomy: Taxonomy) -> list[str]:

@@ -124,6 +124,7 @@ _FILE_NAMES: Mapping[str, str] = {
     "facts": "skill-eval-facts",
     "policy": "skill-eval-policy",
     "summary": "notebook-summary",
+    "failure-modes": "taxonomy",  # the name the README and the sample give a subject's taxonomy
 }
 
 
@@ -156,5 +157,12 @@ def kinds_matching(record: Any) -> list[str]:
     keys = set(record)
     hits = [k for k, sig in _SIGNATURES.items()
             if k not in LIST_ROOTED and sig <= keys and not _EXCLUDED_BY.get(k, frozenset()) & keys]
+    if not hits and _looks_like_modes(record.get("modes")):
+        # A taxonomy written without its subject or version is still one: validation says what it lacks.
+        return ["taxonomy"]
     # A kind whose signature is contained in another hit's signature is the less specific reading.
     return [k for k in hits if not any(_SIGNATURES[k] < _SIGNATURES[o] for o in hits)]
+
+
+def _looks_like_modes(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(m, dict) and "id" in m for m in value)

@@ -69,3 +69,27 @@ def test_read_taxonomy_locates_problems(tmp_path):
         read_taxonomy(path)
     assert err.value.render() == (f"{path}:1: modes[1].parent: parents form a cycle "
                                   "(missed-escalation -> missed-escalation)")
+
+
+def test_a_taxonomy_file_is_recognised_by_its_name_or_its_modes_and_its_problems_named(tmp_path, capsys):
+    from evalkit.cli.main import main
+
+    minimal = "modes:\n  - id: wrong-fee\n    name: Wrong fee\n"
+    for name in ("failure-modes.yaml", "mine.yaml"):
+        (tmp_path / name).write_text(minimal)
+        assert main(["validate", str(tmp_path / name)]) == 1
+        captured = capsys.readouterr()
+        out = captured.out + captured.err
+        assert "cannot tell which contract" not in out
+        assert f"{tmp_path / name}:1: subject: required field is missing" in out
+        assert f"{tmp_path / name}:1: modes[0].definition: required field is missing" in out
+
+
+def test_reading_a_taxonomy_names_the_file_and_says_what_a_taxonomy_holds(tmp_path):
+    path = tmp_path / "modes.yaml"
+    path.write_text("- id: wrong-fee\n  name: Wrong fee\n")
+    with pytest.raises(InputError) as err:
+        read_taxonomy(path)
+    rendered = err.value.render()
+    assert rendered.startswith(f"{path}:1: this file is not an object (a list of modes? put it under modes:)")
+    assert "a failure-mode taxonomy is an object: subject (the subject's name), version" in rendered
