@@ -15,7 +15,6 @@ from evalkit.contract_files import read_model
 from evalkit.contracts.annotation import Annotation, Taxonomy
 from evalkit.errors import InputError
 
-
 TAXONOMY_SHAPE = ("a failure-mode taxonomy is an object: subject (the subject's name), version (an integer) "
                   "and modes, a list of {id, name, definition, examples}; see the README's failure-mode "
                   "taxonomy, or data/sample/failure-modes.yaml")
