@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from evalkit.traces.format_table import BUILT_IN_FORMATS
-from evalkit.traces.plugins import ENTRY_POINT_GROUP
+from evalkit.traces import BUILT_IN_FORMATS, ENTRY_POINT_GROUP
 
 
 def add_command_group(sub: argparse._SubParsersAction, name: str, *, help: str,

@@ -21,6 +21,7 @@ from evalkit.facade import load_on_first_use
 if TYPE_CHECKING:
     from evalkit.contracts.trace import Observation, Trace
     from evalkit.traces.chat_mapping import ChatMapping, chat_mapping_from_options, load_chat_mapping
+    from evalkit.traces.format_table import BUILT_IN_FORMATS
     from evalkit.traces.formats import (
         FORMATS,
         SkippedRecord,
@@ -45,13 +46,16 @@ if TYPE_CHECKING:
         scan_frame,
         write_dataset,
     )
+    from evalkit.traces.plugins import ENTRY_POINT_GROUP
     from evalkit.traces.report import ImportContext, ImportReport
     from evalkit.traces.source import SourceValue
     from evalkit.traces.stats_json import stats_json
-    from evalkit.traces.stored_form import stored_form
+    from evalkit.traces.storage import stored_form
     from evalkit.traces.trace_format import TraceFormat
 
 __all__ = [
+    "BUILT_IN_FORMATS",
+    "ENTRY_POINT_GROUP",
     "stats_json",
     "stored_form",
     "DAY",

@@ -20,7 +20,7 @@ from evalkit.io.canonical import canonical_line, compact_json, orjson_text
 from evalkit.io.regular import check_regular
 from evalkit.io.strict_json import loads_strict
 from evalkit.traces.source import SourceValue
-from evalkit.traces.stored_form import stored_form
+from evalkit.traces.storage import stored_form
 
 _TRACE_KEYS = frozenset(Trace.model_fields[f].alias or f for f in Trace.model_fields)
 _OBS_KEYS = frozenset(Observation.model_fields[f].alias or f for f in Observation.model_fields)
@@ -55,7 +55,7 @@ def read_native(values: Iterable[SourceValue]) -> Iterator[Trace]:
 
 def trace_line(trace: Trace) -> str:
     """The canonical JSONL line of a trace, each repeated input prefix written once
-    (:func:`evalkit.traces.stored_form.stored_form`).
+    (:func:`evalkit.traces.storage.stored_form`).
 
     Raises:
         InputError: the trace holds NaN or an infinity, which JSON cannot write. Readers refuse such
