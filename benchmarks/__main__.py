@@ -1,6 +1,14 @@
 """``python -m benchmarks``: run every benchmark at its default scale."""
 
-from benchmarks import bench_calibration, bench_checks, bench_digest, bench_flow, bench_ingest, bench_judge
+from benchmarks import (
+    bench_calibration,
+    bench_checks,
+    bench_digest,
+    bench_flow,
+    bench_ingest,
+    bench_judge,
+    bench_run,
+)
 
 if __name__ == "__main__":
     print("== ingest ==")
@@ -15,6 +23,8 @@ if __name__ == "__main__":
     bench_checks.main([])
     print("== digest ==")
     bench_digest.main([])
+    print("== a small evalkit run (three notebooks on one trace) ==")
+    bench_run.main([])
     print("== scale (10M observations in Parquet; flow on 2 Dask workers) ==")
     from benchmarks import bench_scale
     bench_scale.main([])

@@ -16,6 +16,7 @@ from benchmarks import (
     bench_flow,
     bench_ingest,
     bench_judge,
+    bench_run,
     bench_scale,
 )
 
@@ -29,6 +30,7 @@ TINY = {
     "checks": (bench_checks.main, ["--traces", "300", "--batch", "100"]),
     "digest": (bench_digest.main, ["--files", "4", "--mb", "1", "--rounds", "1"]),
     "scale": (bench_scale.main, ["--scale", "0.001", "--flow-traces", "10"]),
+    "run": (bench_run.main, ["--rounds", "1", "--notebooks", "00_overview"]),
 }
 
 
