@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalkit.errors import InputError
+from evalkit.flow.draw_summary import needs_summary, summarize_trace_graph
 from evalkit.flow.graph import time_layout, to_networkx
 from evalkit.flow.named import AnyFlowGraph
 from evalkit.io.atomic import atomic_write_bytes
@@ -43,33 +44,35 @@ def _label(name: str) -> str:
 
 
 def _edge_pairs(g: nx.Graph) -> dict[tuple[str, str], tuple[str, float]]:
-    """(source, target) -> (kind, share of traces; 1 for a single trace), in edge order."""
+    """(source, target) -> (kind, share of traces; 1 for a single trace; the values carried, in a summary),
+    in edge order."""
     pairs: dict[tuple[str, str], tuple[str, float]] = {}
     for source, target, data in g.edges(data=True):
-        kind, share = pairs.get((source, target), ("threaded", 1.0))
+        kind, share = pairs.get((source, target), ("threaded", 0.0 if "values" in data else 1.0))
         if data["kind"] == "handoff":
             kind = "handoff"
-        pairs[source, target] = (kind, data.get("share", share))
+        pairs[source, target] = (kind, share + data["values"] if "values" in data else data.get("share", share))
     return pairs
 
 
 def _draw_trace_edges(ax: Axes, pos: dict[str, tuple[float, float]],
-                      pairs: list[tuple[tuple[str, str], tuple[str, float]]]) -> None:
+                      pairs: list[tuple[tuple[str, str], tuple[str, float]]], weighted: bool = False) -> None:
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import PathPatch
     from matplotlib.path import Path as CurvePath
 
     # Every edge runs forward in time, so no arrowheads: one arc over the lanes between its ends.
-    patches, colors = [], []
-    for (source, target), (kind, _) in pairs:
+    patches, colors, widths = [], [], []
+    for (source, target), (kind, weight) in pairs:
         (x1, y1), (x2, y2) = pos[source], pos[target]
         bend = min(0.45, 0.2 + 0.02 * abs(x2 - x1))
         control = ((x1 + x2) / 2, max(y1, y2) + bend)
         patches.append(PathPatch(CurvePath([(x1, y1), control, (x2, y2)],
                                            [CurvePath.MOVETO, CurvePath.CURVE3, CurvePath.CURVE3])))
         colors.append(_HANDOFF if kind == "handoff" else _THREADED_EDGE)
+        widths.append(min(4.0, 0.8 + 0.6 * (weight - 1)) if weighted else 0.8)  # a summary's link: its values
     alpha = 0.7 if len(patches) < 200 else 0.35
-    ax.add_collection(PatchCollection(patches, facecolors="none", edgecolors=colors, linewidths=0.8,
+    ax.add_collection(PatchCollection(patches, facecolors="none", edgecolors=colors, linewidths=widths,
                                       alpha=alpha, zorder=1))
 
 
@@ -95,6 +98,7 @@ def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
     from matplotlib.lines import Line2D
 
     aggregate = g.graph.get("kind") == "aggregate"
+    summary = g.graph.get("summary")
     pos = time_layout(g)
     pairs = list(_edge_pairs(g).items())
     drawn = pairs[:max_edges]
@@ -106,13 +110,19 @@ def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
     height = min(20.0, max(2.5, 1.2 + 0.4 * len(lanes)))
     fig = Figure(figsize=(width, height), dpi=100)
     ax = fig.add_subplot()
-    (_draw_aggregate_edges if aggregate else _draw_trace_edges)(ax, pos, drawn)
+    if aggregate:
+        _draw_aggregate_edges(ax, pos, drawn)
+    else:
+        _draw_trace_edges(ax, pos, drawn, weighted=summary is not None)
 
     nodes = list(g.nodes)
     if aggregate:
         n_traces = max(1, g.graph.get("traces", 1))
         sizes = [60 + 340 * g.nodes[n]["traces"] / n_traces for n in nodes]
         rings = [g.nodes[n]["unthreaded"] > 0 for n in nodes]
+    elif summary is not None:  # a node stands for the steps of its lane in its step of time
+        sizes = [40 + 25 * min(g.nodes[n]["count"], 12) for n in nodes]
+        rings = [bool(g.nodes[n]["unthreaded"]) for n in nodes]
     else:
         sizes = [max(10.0, 70 - len(nodes) / 15)] * len(nodes)
         rings = [bool(g.nodes[n]["unthreaded"]) for n in nodes]
@@ -127,6 +137,8 @@ def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
     if aggregate:
         ax.set_xticks([])
         ax.set_xlabel("names in the order they first occur in a trace, on average (time →)")
+    elif summary is not None:
+        ax.set_xlabel("step of the trace (time →); a larger dot holds more observations")
     else:
         ax.set_xlabel("observation index (time →)")
     for side in ("top", "right", "left"):
@@ -135,8 +147,12 @@ def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
         title = (f"aggregate flow of {g.graph.get('traces', 0)} traces" if aggregate
                  else f"flow of trace {g.graph.get('trace_id', '')}: {len(nodes)} observations, "
                       f"{g.number_of_edges()} edges")
+        if summary is not None:
+            title = f"flow of trace {g.graph.get('trace_id', '')}, summarised"
         if aggregate and g.graph.get("grouped"):
             title += f": {len(nodes) - 1} names shown (those passing values on first), {g.graph['grouped']} grouped"
+    if summary is not None:
+        title += f"\n{summary} (every edge: draw_flow(..., full=True))"
     if len(drawn) < len(pairs):
         title += f" ({len(drawn)} of {len(pairs)} connected pairs drawn)"
     ax.set_title(title, fontsize=10, loc="left")
@@ -153,8 +169,12 @@ def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
 
 
 def draw_flow(graph: AnyFlowGraph | nx.Graph, path: str | Path, *, title: str | None = None,
-              max_edges: int = DEFAULT_MAX_EDGES) -> Path:
+              max_edges: int = DEFAULT_MAX_EDGES, full: bool = False) -> Path:
     """Draw a flow graph to an SVG or PNG file, written atomically.
+
+    A trace too long to read in full (more than 60 observations or 400 connected pairs) is drawn as a
+    summary: steps grouped, a lane per tool, edges between lanes only
+    (:mod:`evalkit.flow.draw_summary`); ``full=True`` draws every observation and edge.
 
     Args:
         graph: one trace's flow graph (as built, as read, or from
@@ -163,6 +183,7 @@ def draw_flow(graph: AnyFlowGraph | nx.Graph, path: str | Path, *, title: str | 
         path: the file to write; ``.svg`` or ``.png``.
         title: the title; by default it says which trace (or how many traces) and how big.
         max_edges: the most connected node pairs to draw (the first ones in edge order).
+        full: draw a long trace whole rather than as a summary.
 
     Returns:
         The path written.
@@ -175,6 +196,8 @@ def draw_flow(graph: AnyFlowGraph | nx.Graph, path: str | Path, *, title: str | 
     if fmt is None:
         raise InputError(f"{target}: a drawing is written as .svg or .png; give the file one of those suffixes")
     g = graph if isinstance(graph, nx.Graph) else to_networkx(graph)
+    if not full and needs_summary(g):
+        g = summarize_trace_graph(g)
     buffer = io.BytesIO()
     with rc_context({"svg.hashsalt": "evalkit-flow", "svg.fonttype": "none"}):
         fig = _figure(g, title, max_edges)

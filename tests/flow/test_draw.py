@@ -59,3 +59,44 @@ def test_an_aggregate_with_grouped_names_says_so(tmp_path):
     graphs = [build_flow_graph(agent_trace(f"t{i}", n_tools=3)) for i in range(2)]
     svg = draw_flow(aggregate_graph(graphs, max_names=3), tmp_path / "grouped.svg").read_text()
     assert "(other: 3 names)" in svg and "2 names shown (those passing values on first), 3 grouped" in svg
+
+
+def coding_session(turns: int):
+    """A coding agent's session: a model call, then a tool whose result the next call reads, ``turns`` times."""
+    obs, history = [], []
+    for n in range(turns):
+        command = f"run step {n} of the migration"
+        obs.append({"type": "GENERATION", "name": "claude-code", "input": list(history),
+                    "output": {"tool_use": {"command": command}}})
+        result = f"output {n}: migrated table number {n} without errors"
+        obs.append({"type": "TOOL", "name": ("Bash", "Read", "Edit")[n % 3], "input": {"command": command},
+                    "output": result})
+        obs.append({"type": "SPAN", "name": "hook.post_tool_use"})
+        history += [command, result]
+    return Trace.model_validate({"id": "session", "observations": [
+        {"id": f"o{i}", **o} for i, o in enumerate(obs)]})
+
+
+def test_a_long_trace_is_drawn_as_a_summary_with_a_lane_per_tool_and_the_full_graph_on_request(tmp_path):
+    flow = build_flow_graph(coding_session(70))
+    assert len(flow.nodes) == 210
+    svg = draw_flow(flow, tmp_path / "summary.svg").read_text()
+    assert "flow of trace session, summarised" in svg
+    assert "140 of 210 observations in 40 steps (70 other spans left out)" in svg
+    for lane in ("model calls", "Bash", "Read", "Edit"):
+        assert f">{lane}<" in svg
+    assert ">hook.post_tool_use<" not in svg and ">claude-code<" not in svg
+    full = draw_flow(flow, tmp_path / "full.svg", full=True).read_text()
+    assert "flow of trace session: 210 observations" in full and ">hook.post_tool_use<" in full
+    assert len(svg) < len(full) / 3
+
+
+def test_a_summary_draws_links_between_lanes_only_to_a_value_s_first_reader():
+    from evalkit.flow.draw_summary import summarize_trace_graph
+
+    summary = summarize_trace_graph(to_networkx(build_flow_graph(coding_session(70))))
+    lanes = {n: d["name"] for n, d in summary.nodes(data=True)}
+    links = [(lanes[a], lanes[b]) for a, b in summary.edges()]
+    assert links and all(a != b for a, b in links)  # no model call -> model call history
+    assert summary.number_of_nodes() <= 40 * 4
+    assert sum(d["count"] for _, d in summary.nodes(data=True)) == 140
