@@ -144,7 +144,8 @@ def _figure(g: nx.Graph, title: str | None, max_edges: int) -> Any:
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     if title is None:
-        title = (f"aggregate flow of {g.graph.get('traces', 0)} traces" if aggregate
+        traces = g.graph.get("traces", 0)
+        title = (f"aggregate flow of {traces} trace{'' if traces == 1 else 's'}" if aggregate
                  else f"flow of trace {g.graph.get('trace_id', '')}: {len(nodes)} observations, "
                       f"{g.number_of_edges()} edges")
         if summary is not None:

@@ -130,7 +130,8 @@ def _findings(story: FlowStory) -> list[str]:
                    f"{len(dropped)} did not pass on a value they had; the other {len(flagged) - len(dropped)} miss "
                    "only edges whose producer gave no value or whose value could not be followed to the consumer.")
     else:
-        out.append(f"None of the {len(flows)} traces misses an expected edge that applies to it.")
+        out.append("The trace misses no expected edge that applies to it." if len(flows) == 1 else
+                   f"None of the {len(flows)} traces misses an expected edge that applies to it.")
     if truth is not None:
         any_missing = truth[ANY_MISSING]
         # no trace carries the failure: a recall of nothing is no number (the notebook stopped on it)

@@ -17,6 +17,7 @@ from evalkit.facade import load_on_first_use
 
 if TYPE_CHECKING:
     from evalkit.report.charts import (
+        LEVEL_COLORS,
         bar_counts,
         confusion_heatmap,
         cooccurrence_heatmap,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
         write_report,
     )
     from evalkit.report.notebooks import notebook_to_html
-    from evalkit.report.numbers import readable, readable_duration
+    from evalkit.report.numbers import counted, readable, readable_duration
     from evalkit.report.pages import page_environment
     from evalkit.report.sections import ReportSection, register_section, registered_sections
     from evalkit.report.summary_builder import SUMMARY_FILE, SummaryBuilder
@@ -60,6 +61,8 @@ __all__ = [
     "notebook_to_html",
     "page_environment",
     "readable",
+    "counted",
+    "LEVEL_COLORS",
     "readable_duration",
     "register_section",
     "registered_sections",

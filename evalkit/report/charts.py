@@ -10,10 +10,33 @@ import polars as pl
 WIDTH = 560
 ACCENT = "#3457d5"
 
+LEVEL_COLORS = {"DEBUG": "#9e9e9e", "DEFAULT": ACCENT, "WARNING": "#f28e2b", "ERROR": "#c62828"}
+"""A level's colour in every chart: red is for ERROR alone (DEFAULT in red read as a trace full of errors)."""
+
+TYPE_COLORS = {"GENERATION": "#f28e2b", "TOOL": "#59a14f", "AGENT": "#4c78a8", "SPAN": "#9d9d9d",
+               "EVENT": "#b07aa1", "CHAIN": "#76b7b2", "RETRIEVER": "#edc948", "EMBEDDING": "#ff9da7",
+               "EVALUATOR": "#9c755f", "GUARDRAIL": "#bab0ac"}
+"""An observation type's colour in every chart; none is red, the colour of errors."""
+
+_FEW = 10
+"""Up to this many, a count axis gets a tick at every whole number (0 1 2), never at halves rounded (0 1 1):
+Vega's ``tickMinStep`` alone still draws them on a domain of 0 to 1."""
+
+
+def count_axis(largest: float, **options: object) -> alt.Axis:
+    """An axis of whole counts: every integer up to a small ``largest``, else whole-number ticks only."""
+    if largest < 0:  # not counts
+        return alt.Axis(**options)
+    if largest <= _FEW:
+        return alt.Axis(values=list(range(int(largest) + 1)), format="d", **options)
+    return alt.Axis(tickMinStep=1, format="d", **options)
+
 
 def bar_counts(counts: Mapping[str, int], *, label: str, value: str = "count",
-               color: str = ACCENT) -> alt.Chart:
+               color: str | Mapping[str, str] = ACCENT) -> alt.Chart:
     """Horizontal bars of ``counts``, largest first, each with its count written at its end.
+
+    ``color`` is one colour, or a colour per label (:data:`LEVEL_COLORS`).
 
     Raises:
         ValueError: when ``counts`` is empty: an empty chart says nothing, say so in words instead.
@@ -23,10 +46,15 @@ def bar_counts(counts: Mapping[str, int], *, label: str, value: str = "count",
     data = pl.DataFrame({label: list(counts.keys()), value: list(counts.values())},
                         schema={label: pl.String, value: pl.Int64})
     base = alt.Chart(data).encode(
-        x=alt.X(f"{value}:Q", title=value, axis=alt.Axis(tickMinStep=1, format="d")),
+        x=alt.X(f"{value}:Q", title=value, axis=count_axis(max(counts.values()))),
         y=alt.Y(f"{label}:N", sort="-x", title=label, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
         tooltip=[label, value])
-    bars = base.mark_bar(color=color)
+    if isinstance(color, str):
+        bars = base.mark_bar(color=color)
+    else:
+        shown = list(counts)
+        bars = base.mark_bar().encode(color=alt.Color(f"{label}:N", legend=None, scale=alt.Scale(
+            domain=shown, range=[color.get(k, ACCENT) for k in shown])))
     text = base.mark_text(align="left", dx=3, fontSize=11).encode(text=f"{value}:Q")
     return (bars + text).properties(width=WIDTH, height=max(60, 22 * len(counts)))
 
@@ -43,9 +71,14 @@ def distribution(frame: pl.DataFrame, column: str, *, by: str | None = None, tit
         # Binning on a log scale: bin the log10 value and label the axis in the original unit.
         data = data.with_columns(pl.col(column).log10().alias(f"log10_{column}"))
         x = alt.X(f"log10_{column}:Q", bin=alt.Bin(maxbins=bins), title=f"log10 {title or column}")
-    enc = {"x": x, "y": alt.Y("count():Q", title="observations")}
+    # No bin holds more than all the rows: ticks at every whole number up to that (outside the domain, unused).
+    enc = {"x": x, "y": alt.Y("count():Q", title="observations", axis=count_axis(data.height))}
     if by:
-        enc["color"] = alt.Color(f"{by}:N", title=by)
+        groups = sorted(set(data[by].to_list()))
+        palette = TYPE_COLORS if by == "type" else LEVEL_COLORS if by == "level" else {}
+        scale = (alt.Scale(domain=groups, range=[palette.get(g, "#bab0ac") for g in groups])
+                 if palette and all(g in palette for g in groups) else alt.Undefined)
+        enc["color"] = alt.Color(f"{by}:N", title=by, scale=scale)
     return alt.Chart(data).mark_bar(opacity=0.85).encode(**enc).properties(width=WIDTH, height=220)
 
 
@@ -173,6 +206,13 @@ def share_bars(frame: pl.DataFrame, *, label: str, value: str, color: str | None
     return (bars + text).properties(width=WIDTH, height=height)
 
 
+def _largest_stack(frame: pl.DataFrame, label: str, value: str) -> float:
+    """The longest bar of a stacked chart; a share (below 1 everywhere) gets no whole-number axis."""
+    totals = frame.group_by(label).agg(pl.col(value).sum())[value].to_list() if frame.height else [0]
+    largest = max(totals)
+    return largest if all(float(v).is_integer() for v in frame[value].to_list()) else -1.0
+
+
 def stacked_bars(frame: pl.DataFrame, *, label: str, value: str, stack: str, order: list[str],
                  colors: list[str] | None = None, x_title: str | None = None) -> alt.Chart:
     """Horizontal bars per ``label`` (in the frame's order), split by ``stack`` in ``order``."""
@@ -181,7 +221,8 @@ def stacked_bars(frame: pl.DataFrame, *, label: str, value: str, stack: str, ord
                                                             default=len(order)).alias("_stack_order"))
     scale = alt.Scale(domain=order, range=colors) if colors else alt.Scale(domain=order)
     return (alt.Chart(data).mark_bar()
-            .encode(x=alt.X(f"{value}:Q", title=x_title or value, stack="zero"),
+            .encode(x=alt.X(f"{value}:Q", title=x_title or value, stack="zero",
+                            axis=count_axis(_largest_stack(frame, label, value))),
                     y=alt.Y(f"{label}:N", sort=labels, title=None, axis=alt.Axis(labelLimit=LABEL_LIMIT)),
                     color=alt.Color(f"{stack}:N", title=stack, scale=scale, sort=order),
                     order=alt.Order("_stack_order:Q"),

@@ -32,6 +32,12 @@ def readable(value: Any) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def counted(n: Any, noun: str, plural: str | None = None) -> str:
+    """``1 trace``, ``86 traces``, ``1,204 observations``: a readable count with its noun agreeing."""
+    word = noun if n == 1 else (plural or noun + "s")
+    return f"{readable(n)} {word}"
+
+
 def readable_duration(ms: float | None) -> tuple[float | None, str]:
     """A duration in the unit a person would say it in: ``(5.8, "s")`` for 5825.652 ms.
 
