@@ -52,11 +52,11 @@ def test_thinking_is_folded_and_a_repeated_history_opens_whole(offline_page, tmp
     assert "thinking (62 characters)" in text and "I should look at the test first" not in text
     assert "characters left out" not in text
     page.click("text=thinking (62 characters)")
-    assert "I should look at the test first" in page.inner_text("#trace .convo")
+    page.wait_for_selector("#trace .convo >> text=I should look at the test first")  # built when opened
     # The last call's input: its history by reference in the page, whole when opened.
     page.click("text=expand all")
     last = page.locator('details.obs[data-obs="msg_01D"]')
     fold = last.locator("summary", has_text="input: 7 messages")
     fold.click()
-    assert "The pagination test fails" in last.inner_text()
+    last.locator("text=The pagination test fails").first.wait_for()
     assert page.console_errors == [] and page.page_errors == []
