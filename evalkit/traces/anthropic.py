@@ -29,6 +29,7 @@ from typing import Any
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.errors import StrictJSONError
 from evalkit.io.strict_json import loads_strict
+from evalkit.traces.observation_edits import updated
 from evalkit.traces.otel_attributes import maybe_json
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
@@ -227,9 +228,7 @@ def _trace(trace_id: str, calls: list[_Call], extra_results: list[Any], metadata
                         id=unique(f"{where}.result{m}.{b}"), type="TOOL", name="tool",
                         metadata={"toolCallId": block.get("tool_use_id")}, **update))
                     continue
-                obs = observations[idx].model_copy(update=update)
-                obs.model_fields_set.update(update)
-                observations[idx] = obs
+                observations[idx] = updated(observations[idx], **update)
 
     seen_messages = 0
     for k, call in enumerate(calls):

@@ -22,6 +22,7 @@ from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.io.strict_json import read_json_strict
+from evalkit.traces.observation_edits import updated
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
 
@@ -171,8 +172,7 @@ class _Trajectory:
                                                  metadata={"ref": ref}))
             for obs in inner:
                 if obs.parent_id is None:
-                    obs = obs.model_copy(update={"parent_id": agent_id})
-                    obs.model_fields_set.add("parent_id")
+                    obs = updated(obs, parent_id=agent_id)
                 self.observations.append(obs)
 
 

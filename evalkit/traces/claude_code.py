@@ -27,6 +27,7 @@ from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.traces.anthropic import anthropic_usage
+from evalkit.traces.observation_edits import is_short, updated
 from evalkit.traces.reasoning import REASONING_BLOCKS, without_signature
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue, iter_source_values
@@ -41,8 +42,6 @@ _SKIPPED = {
     "file-history-delta": "file-history snapshots (Claude Code's undo copies of edited files)",
 }
 _SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
-# toolUseResult repeats the tool result the model read; its short fields (exit codes, ids, counts) add to it.
-_SHORT = 200
 
 
 def looks_like_claude_code(value: Any) -> bool:
@@ -189,7 +188,7 @@ class _Session:
         obs = self.observations[idx]
         metadata = dict(obs.metadata or {})
         if isinstance(detail, dict):
-            short = {k: v for k, v in detail.items() if _is_short(v)}
+            short = {k: v for k, v in detail.items() if is_short(v)}
             if short:
                 metadata["toolUseResult"] = short
             if len(short) < len(detail):
@@ -261,9 +260,7 @@ class _Session:
     def _update(self, obs_id: str, **update: Any) -> None:
         for i in range(len(self.observations) - 1, -1, -1):
             if self.observations[i].id == obs_id:
-                obs = self.observations[i].model_copy(update=update)
-                obs.model_fields_set.update(update)
-                self.observations[i] = obs
+                self.observations[i] = updated(self.observations[i], **update)
                 return
 
 
@@ -327,8 +324,7 @@ def _nest(sub: _Session, agent_key: str, tool_id: str | None, session: _Session,
     session.observations.append(Observation(**fields))
     for obs in observations:
         if obs.parent_id is None:
-            obs = obs.model_copy(update={"parent_id": agent_id})
-            obs.model_fields_set.add("parent_id")
+            obs = updated(obs, parent_id=agent_id)
         session.observations.append(obs)
 
 
@@ -394,12 +390,6 @@ def _text(content: Any) -> Any:
     if isinstance(content, list) and content and all(isinstance(b, dict) and b.get("type") == "text" for b in content):
         return "\n\n".join(str(b.get("text", "")) for b in content)
     return content
-
-
-def _is_short(value: Any) -> bool:
-    if isinstance(value, str):
-        return len(value) <= _SHORT
-    return value is None or isinstance(value, bool | int | float)
 
 
 def _time(record: dict[str, Any] | None) -> str | None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.traces.observation_edits import updated
 from evalkit.traces.otel_attributes import maybe_json
 from evalkit.traces.reasoning import without_signature
 from evalkit.traces.report import ImportContext, ImportReport
@@ -197,9 +198,7 @@ class _Rollout:
         self.observations.append(obs)
 
     def _set(self, idx: int, **update: Any) -> None:
-        obs = self.observations[idx].model_copy(update=update)
-        obs.model_fields_set.update(update)
-        self.observations[idx] = obs
+        self.observations[idx] = updated(self.observations[idx], **update)
 
 
 def _exit_code(output: Any) -> int | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.traces.observation_edits import is_short
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
 
@@ -32,7 +33,6 @@ _USAGE = {"input": "input", "output": "output", "cached": "cache_read_input", "t
           "tool": "tool", "total": "total"}
 _LEVELS = {"error": "ERROR", "warning": "WARNING", "info": None}
 _TOOL_LEVELS = {"error": "ERROR", "cancelled": "WARNING"}
-_SHORT = 200
 
 
 def looks_like_gemini_cli(value: Any) -> bool:
@@ -149,8 +149,8 @@ class _Session:
                 response.get("response"), dict) else None
             fields["status_message"] = str(error or call.get("resultDisplay") or call.get("status"))
         metadata = {k: call[k] for k in ("status", "displayName", "description", "resultDisplay")
-                    if k in call and _is_short(call[k])}
-        if "resultDisplay" in call and not _is_short(call["resultDisplay"]):
+                    if k in call and is_short(call[k])}
+        if "resultDisplay" in call and not is_short(call["resultDisplay"]):
             self.report.skipped("long resultDisplay of tool calls (what the terminal showed; the response holds "
                                 "the result)")
         fields["metadata"] = {"toolCallId": call.get("id"), **metadata}
@@ -176,10 +176,6 @@ def _parts(content: Any) -> list[dict[str, Any]]:
 def _text(parts: list[dict[str, Any]]) -> Any:
     texts = [p["text"] for p in parts if isinstance(p.get("text"), str) and not p.get("thought")]
     return "\n\n".join(texts) if len(texts) == len(parts) else parts
-
-
-def _is_short(value: Any) -> bool:
-    return len(value) <= _SHORT if isinstance(value, str) else isinstance(value, bool | int | float) or value is None
 
 
 def read_gemini_cli(values: Iterable[SourceValue], context: ImportContext | None = None) -> Iterator[Trace]:

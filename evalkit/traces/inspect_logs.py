@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from evalkit.contracts.trace import Observation, Trace
+from evalkit.traces.observation_edits import updated
 from evalkit.traces.report import ImportContext, ImportReport
 from evalkit.traces.source import SourceValue
 
@@ -111,9 +112,7 @@ class _Sample:
         i = self.index.get(obs_id)
         if i is None:
             return
-        obs = self.observations[i].model_copy(update=update)
-        obs.model_fields_set.update(update)
-        self.observations[i] = obs
+        self.observations[i] = updated(self.observations[i], **update)
 
     def _parent(self, event: dict[str, Any]) -> str | None:
         span = event.get("span_id")
