@@ -5,16 +5,22 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from evalkit.distributed.lifeline import COMMAND
 from evalkit.errors import InputError
 
 if TYPE_CHECKING:
     from distributed import Client
 
 LOOPBACK = "127.0.0.1"
+
+LIFELINE = "evalkit.distributed.lifeline"
+"""The preload each local worker runs: it exits when the command that started it is gone, however it
+ended (see the module)."""
 
 SCHEDULER_TIMEOUT = "20s"
 """How long to try reaching a scheduler before saying none answers (Dask retries while it waits)."""
@@ -100,7 +106,9 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
         start = WORKER_START
     if start == "fork":
         _load_before_fork()
-    local = dask.config.set({**QUIET_LOCAL_CLUSTER, "distributed.worker.multiprocessing-method": start})
+    preload = [*dask.config.get("distributed.worker.preload", []), LIFELINE]
+    local = dask.config.set({**QUIET_LOCAL_CLUSTER, "distributed.worker.multiprocessing-method": start,
+                             "distributed.worker.preload": preload, COMMAND: os.getpid()})
     with local, distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                          host=LOOPBACK, dashboard_address=f"{LOOPBACK}:0",
                                          silence_logs=logging.ERROR) as cluster, \
