@@ -3,7 +3,7 @@
 The router asks its judge one pair at a time; a model judge is best run as a batch (concurrency, cache,
 journal, one progress bar). :func:`batch_judge` finds the pairs first (judge-track criteria on every
 trace; hybrid criteria only where their code check passed, since a code fail is final), judges them with
-one :func:`evalkit.judge.run_judge` call, and returns a :data:`~evalkit.checks.router.Judge` that answers
+one :func:`evalkit.judge.judge_traces` call, and returns a :data:`~evalkit.checks.router.Judge` that answers
 from the verdicts written. A pair the run could not judge (an error row) is ``missing`` on the card.
 """
 
@@ -73,21 +73,15 @@ def batch_judge(routed: Sequence[RoutedCriterion], traces: Sequence[Trace], spec
         cache_path: a sqlite reply cache; None for the journal only (reruns resume from it).
     """
     from evalkit.contract_files import read_models
-    from evalkit.judge import JudgeCache, build_prompts, check_label_proxies, run_judge, verifier
+    from evalkit.judge import judge_traces
 
-    by_id = {t.id: t for t in traces}
-    label_list = None if labels is None else list(labels)
-    prompts = []
     pairs = judge_pairs(routed, traces, specs)
-    for rc, wanted in pairs:
-        if label_list:  # a metadata field that gives the labels is refused, over every trace scored
-            check_label_proxies(specs[rc.criterion_id], traces, label_list)
-        prompts.extend(build_prompts(specs[rc.criterion_id], wanted, labels=label_list, traces_by_id=by_id))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    cache = JudgeCache(cache_path) if cache_path is not None else None
-    run_judge(prompts, provider, out=out, concurrency=concurrency, cache=cache,  # type: ignore[arg-type]
-              verify=verifier(by_id), progress=progress)
+    # a metadata field that gives the labels is refused over every trace scored
+    judge_traces([(specs[rc.criterion_id], wanted) for rc, wanted in pairs], provider,  # type: ignore[arg-type]
+                 out, labels=labels, traces_by_id={t.id: t for t in traces}, cache=cache_path,
+                 concurrency=concurrency, progress=progress)
     verdicts = read_models(out, CriterionVerdict) if out.stat().st_size else []
-    return BatchJudged(judge_from_verdicts(verdicts), len(prompts), verdicts, out,
+    return BatchJudged(judge_from_verdicts(verdicts), sum(len(wanted) for _, wanted in pairs), verdicts, out,
                        tuple(rc.criterion_id for rc, _ in pairs))

@@ -1,16 +1,17 @@
-"""The cluster options every per-trace command shares: ``--workers``, ``--scheduler``, ``--partition-size``."""
+"""The cluster options every per-trace command shares: ``--workers``, ``--scheduler``, ``--partition-size``.
+
+Parsing only: what a cluster run does lives in :mod:`evalkit.distributed`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import sys
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from evalkit.distributed.defaults import DEFAULT_PARTITION_TRACES
-from evalkit.errors import InputError
+from evalkit.distributed import DEFAULT_PARTITION_TRACES
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -32,9 +33,9 @@ def add_cluster_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_partition_size(args: argparse.Namespace) -> None:
     """Refuse a partition size below one, before any work."""
-    if args.partition_size < 1:
-        raise InputError(f"--partition-size must be at least 1, got {args.partition_size}",
-                         path="--partition-size")
+    from evalkit.distributed import check_partition_size as check
+
+    check(args.partition_size)
 
 
 def on_cluster(args: argparse.Namespace) -> bool:
@@ -42,14 +43,15 @@ def on_cluster(args: argparse.Namespace) -> bool:
     return args.workers is not None or args.scheduler is not None
 
 
+def announce(line: str) -> None:
+    """What the cluster says about itself goes to stderr (stdout is the command's result)."""
+    print(line, file=sys.stderr)
+
+
 @contextlib.contextmanager
 def cluster_client(args: argparse.Namespace) -> Iterator[Client]:
     """The run's Dask client; says on stderr how long a local cluster took to start."""
     from evalkit.distributed import dask_client
 
-    start = time.perf_counter()
-    with dask_client(workers=args.workers, scheduler=args.scheduler) as client:
-        if args.workers is not None:
-            print(f"local Dask cluster of {args.workers} worker process{'es' if args.workers != 1 else ''} "
-                  f"started in {time.perf_counter() - start:.1f}s", file=sys.stderr)
+    with dask_client(workers=args.workers, scheduler=args.scheduler, announce=announce) as client:
         yield client

@@ -18,54 +18,17 @@ from evalkit.errors import InputError
 
 
 def _read_specs(paths: list[str]) -> list[Any]:
-    from evalkit.judge import read_judge_specs
+    from evalkit.judge import read_judge_spec_files
 
-    specs: list[Any] = []
-    seen: dict[str, str] = {}
-    for path in paths:
-        for spec in read_judge_specs(path):
-            if spec.id in seen:
-                raise InputError(f"criterion {spec.id!r} already has a spec in {seen[spec.id]}", file=path,
-                                 line=spec.source[1], path="id")
-            seen[spec.id] = path
-            specs.append(spec)
-    return specs
+    return read_judge_spec_files(paths)
 
 
 def _pin(args: argparse.Namespace, specs: list[Any]) -> Any:
-    """The judge to run: the flags, else the specs' one pin; specs pinning different judges need the flags."""
-    from evalkit.contracts.judge import JudgePin
+    """The judge to run: the flags, else the specs' one pin (:func:`evalkit.judge.choose_pin`)."""
+    from evalkit.judge import choose_pin
 
-    pins = {(s.judge.provider, s.judge.model, s.judge.base_url) for s in specs if s.judge is not None}
-    if len(pins) > 1 and not (args.provider and args.model):
-        raise InputError(f"the specs pin {len(pins)} different judges ({', '.join(sorted(p[1] for p in pins))}): "
-                         "run them separately, or pass --provider and --model", path="--spec")
-    pin_provider, pin_model, pin_url = next(iter(pins)) if pins else (None, None, None)
-    provider = args.provider or pin_provider
-    same = provider == pin_provider  # a pin's model and server belong to its provider only
-    model = args.model or (pin_model if same else None)
-    base_url = args.base_url or (pin_url if same else None)
-    if provider is None:
-        raise InputError("no judge named: pass --provider (openai, anthropic or replay) and --model, or pin "
-                         "one in the spec (judge: {provider: ..., model: ...})", path="--provider")
-    if model is None:
-        if provider != "replay":
-            raise InputError(f"no model named for the {provider} judge: pass --model", path="--model")
-        model = "*"  # replay: the cassette's one model
-    # The spec pin's reply cap and transport come along when the flags keep its provider (judge-runner #10);
-    # --max-tokens and --transport override them.
-    pinned = next((s.judge for s in specs if s.judge is not None), None) if same else None
-    extra = {"max_tokens": pinned.max_tokens, "transport": pinned.transport} if pinned is not None else {}
-    if args.max_tokens is not None:
-        if args.max_tokens < 1:
-            raise InputError(f"the reply's token cap must be at least 1, not {args.max_tokens}", path="--max-tokens")
-        extra["max_tokens"] = args.max_tokens
-    if args.transport is not None:
-        if args.transport != "sdk" and provider != "openai":
-            raise InputError(f"transport {args.transport} is for the openai provider only, not {provider}",
-                             path="--transport")
-        extra["transport"] = args.transport
-    return JudgePin(provider=provider, model=model, base_url=base_url, **extra)
+    return choose_pin(specs, provider=args.provider, model=args.model, base_url=args.base_url,
+                      max_tokens=args.max_tokens, transport=args.transport)
 
 
 def _provider(args: argparse.Namespace, pin: Any) -> Any:
@@ -86,19 +49,12 @@ def _traces(path: str, limit: int | None = None) -> list[Any]:
     return traces
 
 
-def _prompts(specs: list[Any], traces: list[Any], labels_path: str | None,
-             traces_by_id: dict[str, Any]) -> list[Any]:
-    from evalkit.judge import build_prompts, check_label_proxies
+def _labels(path: str | None) -> list[Any] | None:
+    if not path:
+        return None
+    from evalkit.calibration import read_labels
 
-    labels = None
-    if labels_path:
-        from evalkit.calibration import read_labels
-
-        labels = read_labels(labels_path)
-        for spec in specs:  # over every trace read, not only those judged now (--limit, judge prompt)
-            check_label_proxies(spec, traces_by_id.values(), labels)
-    return [prompt for spec in specs
-            for prompt in build_prompts(spec, traces, labels=labels, traces_by_id=traces_by_id)]
+    return list(read_labels(path))
 
 
 def _criterion_lines(runs_path: Path) -> list[str]:
@@ -140,7 +96,8 @@ def _verify_mode(args: argparse.Namespace, provider: Any) -> str:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from evalkit.judge import JudgeCache, PriceTable, oversized_prompts, run_judge, verifier, verify_run
+    from evalkit.distributed import refuse_cluster_journals, refuse_on_cluster
+    from evalkit.judge import JudgeCache, PriceTable, judge_traces, verify_run
 
     specs = _read_specs(args.spec)
     if args.criterion:
@@ -150,7 +107,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise InputError(f"no spec for criterion {', '.join(map(repr, missing))}", path="--criterion")
     prices = PriceTable.load(args.prices)
     if on_cluster(args):
-        _refuse_on_cluster(args)
+        refuse_on_cluster(partition_size=args.partition_size, repeats=args.repeats, concurrency=args.concurrency,
+                          journal=args.journal, max_cost=args.max_cost, record=args.record)
     pin = _pin(args, specs)
     provider = _provider(args, pin)  # credentials are checked here, before any work (and any cluster)
     _warn_examples(specs)
@@ -160,30 +118,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise InputError("the LLM verifier runs in one process: give --verify refs with --workers or "
                              "--scheduler", path="--verify")
         return _run_on_cluster(args, specs, prices, pin, provider)
-    _refuse_cluster_journals(Path(args.out))
+    refuse_cluster_journals(Path(args.out))
     traces = _traces(args.traces, args.limit)
     by_id = {t.id: t for t in traces}
     if args.labels or any(s.examples for s in specs):
         by_id = {t.id: t for t in _traces(args.traces)}  # few-shot example traces may lie past --limit
-    prompts = _prompts(specs, traces, args.labels, by_id)
-    for warning in oversized_prompts(prompts, provider.model):
-        print(f"warning: {warning}", file=sys.stderr)
-    cache = JudgeCache(args.cache) if args.cache else None
     progress = sys.stderr.isatty() if args.progress is None else args.progress
     checked = None
-    try:
-        summary = run_judge(prompts, provider, out=Path(args.out), repeats=args.repeats,
-                            concurrency=args.concurrency, cache=cache, journal=args.journal,
-                            max_cost=args.max_cost, prices=prices,
-                            verify=None if mode == "none" else verifier(by_id), progress=progress)
-        if mode == "llm" and summary.verdicts:
-            verifier_pin = pin.model_copy(update={"model": args.verifier_model}) if args.verifier_model else pin
-            budget = None if args.max_cost is None else max(0.0, args.max_cost - summary.cost_usd)
+    summary = judge_traces([(spec, traces) for spec in specs], provider, Path(args.out), labels=_labels(args.labels),
+                           traces_by_id=by_id, cache=args.cache, repeats=args.repeats,
+                           concurrency=args.concurrency, journal=args.journal, max_cost=args.max_cost,
+                           prices=prices, progress=progress, verify=mode != "none")
+    if mode == "llm" and summary.verdicts:
+        verifier_pin = pin.model_copy(update={"model": args.verifier_model}) if args.verifier_model else pin
+        budget = None if args.max_cost is None else max(0.0, args.max_cost - summary.cost_usd)
+        cache = JudgeCache(args.cache) if args.cache else None
+        try:
             checked = verify_run(Path(args.out), by_id, {s.id: s for s in specs}, _provider(args, verifier_pin),
                                  cache=cache, concurrency=args.concurrency, prices=prices, budget=budget)
-    finally:
-        if cache is not None:
-            cache.close()
+        finally:
+            if cache is not None:
+                cache.close()
     print(f"{len(specs)} criteria x {len(traces)} traces via {provider.name} {provider.model}: "
           f"{summary.describe()}")
     print("\n".join(_criterion_lines(summary.runs_path)))
@@ -200,96 +155,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 1 if summary.errors or summary.not_run else 0
 
 
-def _refuse_cluster_journals(out: Path) -> None:
-    """Stop a one-process run over the journals a stopped ``--workers`` run left for the same output: it
-    would ask the judge again, and pay again, for every call they hold the answer to."""
-    from evalkit.distributed.judge import work_folder
-
-    folder = work_folder(out)
-    if folder.is_dir() and any(folder.glob("part-*.journal.jsonl")):
-        raise InputError(f"a run with --workers stopped before it finished and left its partition journals in "
-                         f"{folder}: rerun it with --workers and the same --partition-size to resume from them "
-                         f"(answered calls are not made again), or remove {folder} to judge from scratch in "
-                         "one process", file=str(out))
-
-
-_NOT_ON_CLUSTER = (
-    ("journal", "--journal", "each partition keeps its own journal in .OUT.judge/ while the run lasts"),
-    ("max_cost", "--max-cost", "one budget cannot be held across workers calling at once"),
-    ("record", "--record", "workers cannot append to one cassette safely"),
-)
-
-
-def _refuse_on_cluster(args: argparse.Namespace) -> None:
-    """The one-process features a cluster run does not offer: refused before any work."""
-    from evalkit.cli.cluster import check_partition_size
-
-    for name, flag, why in _NOT_ON_CLUSTER:
-        if getattr(args, name) is not None:
-            raise InputError(f"{flag} is not available with --workers/--scheduler ({why}): drop one of them",
-                             path=flag)
-    check_partition_size(args)
-    if args.repeats < 1 or args.concurrency < 1:
-        raise InputError(f"repeats ({args.repeats}) and concurrency ({args.concurrency}) must be at least 1")
-
-
 def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin: Any, provider: Any) -> int:
     """``judge run --workers N | --scheduler ADDRESS``: partitions of traces judged on Dask, merged into the
-    files a one-process run writes (see :mod:`evalkit.distributed.judge`)."""
-    import functools
-    import itertools
-    import time
+    files a one-process run writes (see :mod:`evalkit.distributed.judge_run`)."""
+    from evalkit.cli.cluster import announce
+    from evalkit.distributed import judge_file_on_cluster
 
-    from tqdm import tqdm
-
-    from evalkit.cli.cluster import cluster_client
-    from evalkit.distributed import (
-        JudgeJob,
-        judge_on_cluster,
-        judge_work_folder,
-        source_partitions,
-        source_traces,
-        trace_partitions,
-    )
-    from evalkit.judge import build_prompts, check_label_proxies, make_provider, run_coroutine
-
-    started = time.monotonic()
     name, model = provider.name, provider.model
-    run_coroutine(provider.aclose())  # it served the credentials check: each worker builds its own
-    labels = None
-    if args.labels:
-        from evalkit.calibration import read_labels
-
-        labels = tuple(read_labels(args.labels))
-    wanted = {example.trace for spec in specs for example in spec.examples}
-    labelled = {label.trace_id for label in labels} if labels else set()
-    read = ({t.id: t for t in source_traces([args.traces]) if t.id in wanted | labelled}
-            if wanted | labelled else {})
-    examples = {i: t for i, t in read.items() if i in wanted}
-    for spec in specs if labels else ():  # the labelled traces only: the check needs no other
-        check_label_proxies(spec, [t for i, t in read.items() if i in labelled], labels)
-    for spec in specs:  # a leaked or missing few-shot example fails here, before the cluster starts
-        build_prompts(spec, [], labels=labels, traces_by_id=examples)
-    local = args.workers is not None  # local workers read the file and write their parts and journals
-    if args.limit is not None:
-        work = trace_partitions(itertools.islice(source_traces([args.traces]), args.limit), args.partition_size)
-    else:
-        work = source_partitions([args.traces], size=args.partition_size, workers_read_files=local)
-    first = next(work, None)
-    if first is None:
-        raise InputError("no traces to judge", file=args.traces)
-    resolve = (lambda path: str(Path(path).absolute()) if path else None)  # noqa: E731 - workers' cwd may differ
-    job = JudgeJob(tuple(specs), functools.partial(make_provider, pin, base_url=args.base_url,
-                                                   cassette=resolve(args.cassette), timeout=args.timeout),
-                   labels=labels, examples=examples, repeats=args.repeats, concurrency=args.concurrency,
-                   cache=resolve(args.cache), prices=prices,
-                   journals=str(judge_work_folder(Path(args.out).absolute())) if local else None)
     progress = sys.stderr.isatty() if args.progress is None else args.progress
-    with tqdm(desc="judging", unit=" traces", disable=not progress, file=sys.stderr) as bar, \
-            cluster_client(args) as client:
-        summary, traces = judge_on_cluster(client, job, itertools.chain([first], work), Path(args.out),
-                                           on_done=bar.update, workers_write=local)
-    summary.seconds = time.monotonic() - started
+    summary, traces = judge_file_on_cluster(
+        specs, pin, provider, args.traces, Path(args.out), workers=args.workers, scheduler=args.scheduler,
+        partition_size=args.partition_size, labels=_labels(args.labels), limit=args.limit, base_url=args.base_url,
+        cassette=args.cassette, timeout=args.timeout, cache=args.cache, prices=prices, repeats=args.repeats,
+        concurrency=args.concurrency, progress=progress, announce=announce)
     print(f"{len(specs)} criteria x {traces} traces via {name} {model} on Dask: {summary.describe()}")
     print("\n".join(_criterion_lines(summary.runs_path)))
     print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}")
@@ -297,15 +175,14 @@ def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
-    from evalkit.io.documents import read_records
-    from evalkit.judge import lint_verdicts
+    from evalkit.judge import lint_verdict_file
 
-    records = read_records(args.verdicts, "jsonl")
     by_id = {t.id: t for t in _traces(args.traces)}
-    problems = lint_verdicts([r.value for r in records], by_id)
-    for p in problems:
-        print(f"{args.verdicts}:{records[p.index].line}: {p.criterion_id} on {p.trace_id}: {p.field}: {p.message}")
-    print(f"{len(records)} verdicts, {len(problems)} grounding problems"
+    lint = lint_verdict_file(args.verdicts, by_id)
+    for line, p in lint.problems:
+        print(f"{args.verdicts}:{line}: {p.criterion_id} on {p.trace_id}: {p.field}: {p.message}")
+    problems = [p for _, p in lint.problems]
+    print(f"{lint.records} verdicts, {len(problems)} grounding problems"
           + (f" in {len({p.index for p in problems})} verdicts" if problems else ""),
           file=sys.stderr if problems else sys.stdout)
     return 1 if problems else 0
@@ -313,6 +190,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
 def _cmd_prompt(args: argparse.Namespace) -> int:
     from evalkit.io import canonical_dumps
+    from evalkit.judge import judge_prompts
 
     specs = _read_specs(args.spec)
     if args.criterion:
@@ -322,7 +200,8 @@ def _cmd_prompt(args: argparse.Namespace) -> int:
     by_id = {t.id: t for t in _traces(args.traces)}
     if args.trace not in by_id:
         raise InputError(f"trace {args.trace!r} is not in the traces", file=args.traces, path="--trace")
-    prompts = _prompts(specs, [by_id[args.trace]], args.labels, by_id)
+    prompts = judge_prompts([(spec, [by_id[args.trace]]) for spec in specs], labels=_labels(args.labels),
+                            traces_by_id=by_id)
     _warn_examples(specs)
     from evalkit.judge import oversized_prompts
 

@@ -23,11 +23,16 @@ from evalkit.facade import load_on_first_use
 
 if TYPE_CHECKING:
     from evalkit.distributed.checks import CheckOptions, CheckTally, check_partition, check_work, scorecard_of
-    from evalkit.distributed.cluster import dask_client
+    from evalkit.distributed.cluster import check_partition_size, dask_client
     from evalkit.distributed.defaults import DEFAULT_PARTITION_TRACES
     from evalkit.distributed.flow import FlowOptions, FlowPartition, build_flow_partition, build_flow_work
     from evalkit.distributed.judge import JudgeJob, judge_on_cluster, judge_partition, judge_work
     from evalkit.distributed.judge import work_folder as judge_work_folder
+    from evalkit.distributed.judge_run import (
+        judge_file_on_cluster,
+        refuse_cluster_journals,
+        refuse_on_cluster,
+    )
     from evalkit.distributed.partitions import (
         PartitionResult,
         Task,
@@ -51,13 +56,17 @@ __all__ = [
     "build_flow_partition",
     "build_flow_work",
     "check_partition",
+    "check_partition_size",
     "check_work",
     "dask_client",
+    "judge_file_on_cluster",
     "judge_on_cluster",
     "judge_partition",
     "judge_work",
     "judge_work_folder",
     "partition_traces",
+    "refuse_cluster_journals",
+    "refuse_on_cluster",
     "run_partitions",
     "run_partitions_here",
     "source_partitions",

@@ -7,7 +7,8 @@ import importlib
 import logging
 import os
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from evalkit.distributed.lifeline import COMMAND
@@ -71,19 +72,28 @@ def _distributed():  # imported late: Dask is an optional extra, and slow to imp
     return distributed
 
 
+def check_partition_size(size: int) -> None:
+    """Refuse a partition size below one, before any work."""
+    if size < 1:
+        raise InputError(f"--partition-size must be at least 1, got {size}", path="--partition-size")
+
+
 @contextlib.contextmanager
-def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> Iterator[Client]:
+def dask_client(*, workers: int | None = None, scheduler: str | None = None,
+                announce: Callable[[str], None] | None = None) -> Iterator[Client]:
     """A Dask client for the length of the block; a local cluster is shut down after it.
 
     Args:
         workers: start a local cluster of this many worker processes, one thread each (the
             per-trace work is pure Python: threads would share one core).
         scheduler: the address of a running scheduler (``tcp://host:8786``) instead.
+        announce: told, in a line, how long a local cluster took to start.
 
     Raises:
         InputError: both or neither given, fewer than one worker, Dask not installed, or no
             scheduler at the address.
     """
+    started = time.perf_counter()  # importing Dask is part of the start
     if (workers is None) == (scheduler is None):
         raise InputError("give either --workers N (a local cluster) or --scheduler ADDRESS, not both")
     distributed = _distributed()
@@ -113,4 +123,7 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None) -> 
                                          host=LOOPBACK, dashboard_address=f"{LOOPBACK}:0",
                                          silence_logs=logging.ERROR) as cluster, \
             distributed.Client(cluster) as client:
+        if announce is not None:
+            announce(f"local Dask cluster of {workers} worker process{'es' if workers != 1 else ''} "
+                     f"started in {time.perf_counter() - started:.1f}s")
         yield client

@@ -2,7 +2,8 @@
 
 A spec (:func:`read_judge_specs`) becomes one prompt per trace (:func:`build_prompt`); a reply is parsed
 (:func:`parse_judge_output`) into a verdict (:func:`to_verdict`) that :func:`verify_verdict` can only
-downgrade. Providers, the runner, its cache and journal add their names below; :func:`request_key` is the replay
+downgrade. :func:`choose_pin` says which judge a run uses; :func:`judge_traces` is the set-up every run
+shares (leakage checks, prompts, cache, runner). Providers, the runner, its cache and journal add their names below; :func:`request_key` is the replay
 cassette's key of one request.
 """
 
@@ -37,8 +38,10 @@ from evalkit.judge.grounding import (
     verify_verdict,
 )
 from evalkit.judge.journal import journal_lock
+from evalkit.judge.judging import judge_prompts, judge_traces
 from evalkit.judge.leaks import LabelProxy, label_proxies
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA, parse_judge_output, to_verdict
+from evalkit.judge.pin import choose_pin
 from evalkit.judge.prompt import (
     COMPONENTS,
     JudgePrompt,
@@ -64,7 +67,7 @@ from evalkit.judge.run_loop import RunLoop
 from evalkit.judge.run_outputs import FinishedItems, sidecar_paths
 from evalkit.judge.run_report import judge_run_table, runs_path_of
 from evalkit.judge.runner import JudgeRunSummary, run_coroutine, run_judge, run_prompts
-from evalkit.judge.spec import example_gaps, example_warning, read_judge_specs
+from evalkit.judge.spec import example_gaps, example_warning, read_judge_spec_files, read_judge_specs
 from evalkit.judge.verdict_audit import (
     CriterionVerbosity,
     agent_model,
@@ -84,6 +87,7 @@ from evalkit.judge.verification import (
     verify_run,
     verify_with_llm,
 )
+from evalkit.judge.verdict_lint import VerdictFileLint, lint_verdict_file
 
 __all__ = [
     "CalibrationReport",
@@ -153,11 +157,17 @@ __all__ = [
     "check_label_proxies",
     "context_tokens",
     "oversized_prompts",
+    "choose_pin",
+    "judge_prompts",
+    "judge_traces",
     "label_proxies",
     "LabelProxy",
+    "lint_verdict_file",
     "lint_verdicts",
+    "VerdictFileLint",
     "parse_judge_output",
     "prompt_digest",
+    "read_judge_spec_files",
     "read_judge_specs",
     "render_trace",
     "resolve_ref",

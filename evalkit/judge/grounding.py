@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -33,12 +33,17 @@ from evalkit.trace_paths import (
     texts_of,
 )
 
-if TYPE_CHECKING:
-    from evalkit.judge.prompt import JudgePrompt
+
+class _AboutTrace(Protocol):
+    """What the verify hook reads of a prompt (a :class:`~evalkit.judge.JudgePrompt`): its trace. Typed by
+    shape, so that grounding, which the prompt module uses, does not import it back."""
+
+    @property
+    def trace_id(self) -> str: ...
+
 
 VERIFY_MARK = "[verify downgrade]"
 """Starts the note verification adds to a downgraded verdict's critique."""
-
 
 
 @dataclass(frozen=True)
@@ -203,9 +208,9 @@ def downgrade(verdict: CriterionVerdict, blocked_by: BlockedBy, *, by: str, reas
     return CriterionVerdict(**fields)
 
 
-def verifier(traces_by_id: Mapping[str, Trace]) -> Callable[[JudgePrompt, CriterionVerdict], CriterionVerdict]:
+def verifier(traces_by_id: Mapping[str, Trace]) -> Callable[[_AboutTrace, CriterionVerdict], CriterionVerdict]:
     """The runner's ``verify`` hook: :func:`verify_verdict` against the prompt's trace."""
-    def verify(prompt: JudgePrompt, verdict: CriterionVerdict) -> CriterionVerdict:
+    def verify(prompt: _AboutTrace, verdict: CriterionVerdict) -> CriterionVerdict:
         return verify_verdict(traces_by_id[prompt.trace_id], verdict)
     return verify
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from evalkit.contract_files import iter_located_models
@@ -51,3 +52,19 @@ def example_warning(spec: JudgeSpec) -> str | None:
             "fail and one borderline example from the train split (examples: in the spec); without them the "
             "judge does not know what counts as a failure here")
 
+def read_judge_spec_files(paths: Iterable[str | Path]) -> list[JudgeSpec]:
+    """The specs of several files, in order; a criterion may have one spec across them all.
+
+    Raises:
+        InputError: as :func:`read_judge_specs`, or a criterion that already has a spec in an earlier file.
+    """
+    specs: list[JudgeSpec] = []
+    seen: dict[str, str] = {}
+    for path in paths:
+        for spec in read_judge_specs(path):
+            if spec.id in seen:
+                raise InputError(f"criterion {spec.id!r} already has a spec in {seen[spec.id]}", file=str(path),
+                                 line=spec.source[1], path="id")
+            seen[spec.id] = str(path)
+            specs.append(spec)
+    return specs
