@@ -16,6 +16,9 @@ from evalkit.cli.cluster import add_cluster_arguments, on_cluster
 from evalkit.cli.judge_audit import add_audit_parser
 from evalkit.errors import InputError
 
+DEFAULT_TIMEOUT = 300.0
+"""Seconds per judge call: a call to a 135M local model on a leasing trace took 96 s here."""
+
 
 def _read_specs(paths: list[str]) -> list[Any]:
     from evalkit.judge import read_judge_spec_files
@@ -64,7 +67,9 @@ def _criterion_lines(runs_path: Path) -> list[str]:
     for row in judge_run_table(runs_path):
         cost = "unknown" if row["costUsd"] is None else f"${row['costUsd']:.4f}"
         uncertain = "n/a" if row["uncertainRate"] is None else f"{row['uncertainRate']:.1%}"
-        lines.append(f"  {row['criterionId']}: {row['items']} items, {row['calls']} calls, {row['cached']} cached, "
+        # No call count here: the runs file holds the calls of earlier runs too (resumed items); the line
+        # above counts this run's calls, and one summary gives one call count.
+        lines.append(f"  {row['criterionId']}: {row['items']} items, {row['cached']} cached, "
                      f"{row['errors']} errors, {uncertain} uncertain, tokens {row['inputTokens']} in / "
                      f"{row['outputTokens']} out, cost {cost}")
     return lines
@@ -95,9 +100,42 @@ def _verify_mode(args: argparse.Namespace, provider: Any) -> str:
     return "llm" if args.verifier_model or provider.name in LIVE_PROVIDERS else "refs"
 
 
+def _warn(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _confirm(estimate: Any) -> bool:
+    """Show the estimate and ask at a terminal; without one (a script, CI) the answer is no."""
+    print("the run's estimate is over --confirm-over:", file=sys.stderr)
+    print("\n".join(estimate.lines()), file=sys.stderr)
+    if not sys.stdin.isatty():
+        return False
+    print("go on? [y/N] ", end="", file=sys.stderr, flush=True)
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
+def _closing(summary: Any, head: str, checked: Any = None, mode: str = "refs") -> int:
+    print(f"{head}: {summary.describe()}")
+    print("\n".join(_criterion_lines(summary.runs_path)))
+    if checked is not None:
+        print(checked.describe())
+        print(f"judge and verifier together: ${summary.cost_usd + checked.cost_usd:.4f}"
+              + (" + unknown" if summary.unknown_cost_calls or checked.unknown_cost_calls else ""))
+    else:
+        print(f"verifier: {mode} ({'every ref re-resolved against its trace' if mode == 'refs' else 'nothing'})")
+    print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}"
+          + (f"  verifications: {checked.records_path}" if checked is not None else ""))
+    if summary.tally.counts:
+        print(f"errors by cause ({summary.errors}):", file=sys.stderr)
+        print("\n".join(summary.tally.lines()), file=sys.stderr)
+    if summary.stopped:
+        print(f"stopped early: {summary.stopped}; rerun the same command to finish", file=sys.stderr)
+    return 1 if summary.errors or summary.not_run else 0
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalkit.distributed import refuse_cluster_journals, refuse_on_cluster
-    from evalkit.judge import JudgeCache, PriceTable, judge_traces, verify_run
+    from evalkit.judge import JudgeCache, PriceTable, estimate_traces, judge_traces, verify_run
 
     specs = _read_specs(args.spec)
     if args.criterion:
@@ -108,7 +146,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     prices = PriceTable.load(args.prices)
     if on_cluster(args):
         refuse_on_cluster(partition_size=args.partition_size, repeats=args.repeats, concurrency=args.concurrency,
-                          journal=args.journal, max_cost=args.max_cost, record=args.record)
+                          journal=args.journal, max_cost=args.max_cost, record=args.record,
+                          estimate=args.estimate or None, confirm_over=args.confirm_over,
+                          labelled_only=args.labelled_only or None)
     pin = _pin(args, specs)
     provider = _provider(args, pin)  # credentials are checked here, before any work (and any cluster)
     _warn_examples(specs)
@@ -119,40 +159,53 @@ def _cmd_run(args: argparse.Namespace) -> int:
                              "--scheduler", path="--verify")
         return _run_on_cluster(args, specs, prices, pin, provider)
     refuse_cluster_journals(Path(args.out))
-    traces = _traces(args.traces, args.limit)
+    labels = _labels(args.labels)
+    traces = _judged_traces(args, labels)
     by_id = {t.id: t for t in traces}
     if args.labels or any(s.examples for s in specs):
         by_id = {t.id: t for t in _traces(args.traces)}  # few-shot example traces may lie past --limit
+    work = [(spec, traces) for spec in specs]
+    common = {"labels": labels, "traces_by_id": by_id, "cache": args.cache, "repeats": args.repeats,
+              "journal": args.journal, "prices": prices, "context_window": args.context_window,
+              "strict_model": args.strict_model, "retry_errors": args.retry_errors, "warn": _warn}
+    if args.estimate:
+        estimate = estimate_traces(work, provider, Path(args.out), **common)
+        print(f"{len(specs)} criteria x {len(traces)} traces via {provider.name} {provider.model}, estimated "
+              "(no call made):")
+        print("\n".join(estimate.lines()))
+        return 0
     progress = sys.stderr.isatty() if args.progress is None else args.progress
+    summary = judge_traces(work, provider, Path(args.out), concurrency=args.concurrency, max_cost=args.max_cost,
+                           progress=progress, confirm_over=args.confirm_over, confirm=_confirm,
+                           verify=mode != "none", **common)
     checked = None
-    summary = judge_traces([(spec, traces) for spec in specs], provider, Path(args.out), labels=_labels(args.labels),
-                           traces_by_id=by_id, cache=args.cache, repeats=args.repeats,
-                           concurrency=args.concurrency, journal=args.journal, max_cost=args.max_cost,
-                           prices=prices, progress=progress, verify=mode != "none")
     if mode == "llm" and summary.verdicts:
         verifier_pin = pin.model_copy(update={"model": args.verifier_model}) if args.verifier_model else pin
         budget = None if args.max_cost is None else max(0.0, args.max_cost - summary.cost_usd)
         cache = JudgeCache(args.cache) if args.cache else None
         try:
             checked = verify_run(Path(args.out), by_id, {s.id: s for s in specs}, _provider(args, verifier_pin),
-                                 cache=cache, concurrency=args.concurrency, prices=prices, budget=budget)
+                                 cache=cache, concurrency=args.concurrency, prices=prices,
+                                 budget=budget)
         finally:
             if cache is not None:
                 cache.close()
-    print(f"{len(specs)} criteria x {len(traces)} traces via {provider.name} {provider.model}: "
-          f"{summary.describe()}")
-    print("\n".join(_criterion_lines(summary.runs_path)))
-    if checked is not None:
-        print(checked.describe())
-        print(f"judge and verifier together: ${summary.cost_usd + checked.cost_usd:.4f}"
-              + (" + unknown" if summary.unknown_cost_calls or checked.unknown_cost_calls else ""))
-    else:
-        print(f"verifier: {mode} ({'every ref re-resolved against its trace' if mode == 'refs' else 'nothing'})")
-    print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}"
-          + (f"  verifications: {checked.records_path}" if checked is not None else ""))
-    if summary.stopped:
-        print(f"stopped early: {summary.stopped}; rerun the same command to finish", file=sys.stderr)
-    return 1 if summary.errors or summary.not_run else 0
+    return _closing(summary, f"{len(specs)} criteria x {len(traces)} traces via {provider.name} {provider.model}",
+                    checked, mode)
+
+
+def _judged_traces(args: argparse.Namespace, labels: list[Any] | None) -> list[Any]:
+    """The traces to judge: the file's first ``--limit``, or with ``--labelled-only`` its first labelled ones."""
+    if not args.labelled_only:
+        return _traces(args.traces, args.limit)
+    if labels is None:
+        raise InputError("--labelled-only judges the traces that have a human label: pass --labels",
+                         path="--labelled-only")
+    labelled = {label.trace_id for label in labels}
+    traces = [t for t in _traces(args.traces) if t.id in labelled][:args.limit]
+    if not traces:
+        raise InputError("no trace of the file has a label in --labels", file=args.traces, path="--labelled-only")
+    return traces
 
 
 def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin: Any, provider: Any) -> int:
@@ -167,11 +220,9 @@ def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin
         specs, pin, provider, args.traces, Path(args.out), workers=args.workers, scheduler=args.scheduler,
         partition_size=args.partition_size, labels=_labels(args.labels), limit=args.limit, base_url=args.base_url,
         cassette=args.cassette, timeout=args.timeout, cache=args.cache, prices=prices, repeats=args.repeats,
-        concurrency=args.concurrency, progress=progress, announce=announce)
-    print(f"{len(specs)} criteria x {traces} traces via {name} {model} on Dask: {summary.describe()}")
-    print("\n".join(_criterion_lines(summary.runs_path)))
-    print(f"verdicts: {summary.verdicts_path}  runs: {summary.runs_path}")
-    return 1 if summary.errors or summary.not_run else 0
+        concurrency=args.concurrency, progress=progress, announce=announce, context_window=args.context_window,
+        strict_model=args.strict_model, retry_errors=args.retry_errors, warn=_warn)
+    return _closing(summary, f"{len(specs)} criteria x {traces} traces via {name} {model} on Dask")
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
@@ -294,6 +345,9 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
                         "is refused (docs/judge.md, leakage guards)")
     p.add_argument("--criterion", action="append", metavar="ID", help="judge only this criterion (repeatable)")
     p.add_argument("--limit", type=int, metavar="N", help="judge only the first N traces of the file")
+    p.add_argument("--labelled-only", action="store_true",
+                   help="judge only the traces that have a human label in --labels (what calibrate pairs); "
+                        "--limit then takes the first N of those")
     p.add_argument("--provider", choices=("openai", "anthropic", "replay"),
                    help="overrides the specs' pin: openai (also any OpenAI-compatible server with --base-url), "
                         "anthropic, or replay (a cassette, offline)")
@@ -318,7 +372,25 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache", metavar="FILE", help="SQLite reply cache: a rerun of an unchanged prompt makes no call")
     p.add_argument("--journal", metavar="FILE", help="the journal to resume from (default OUT.journal.jsonl)")
     p.add_argument("--max-cost", type=float, metavar="USD",
-                   help="stop starting calls once this much is spent (needs the model's price)")
+                   help="the budget: each call reserves its estimated cost (its prompt's tokens and a reply at "
+                        "the cap) before it is sent, and no call starts that could pass USD with what was spent "
+                        "and reserved; the spend ends within one call of it (needs the model's price)")
+    p.add_argument("--estimate", action="store_true",
+                   help="print the calls, tokens and cost per criterion the run would make, and stop (no call "
+                        "to the judge; the tokens are counted with the model's tokenizer where there is one)")
+    p.add_argument("--confirm-over", type=float, metavar="USD",
+                   help="when the estimated cost may pass USD, show the estimate and ask before any call (no "
+                        "terminal: refused)")
+    p.add_argument("--retry-errors", action="store_true",
+                   help="ask again the items an earlier run ended in a deterministic error (a prompt over the "
+                        "context, a reply invalid after the correction), which are otherwise kept, not re-paid")
+    p.add_argument("--strict-model", action="store_true",
+                   help="a model the server does not list at /v1/models is an error (default: a warning, and "
+                        "its replies are not priced)")
+    p.add_argument("--context-window", type=int, metavar="TOKENS",
+                   help="the model's context window: a prompt that cannot fit with the reply's cap is refused "
+                        "before any call (default: the price table's for the model, else what the server's "
+                        "first context error names)")
     p.add_argument("--prices", metavar="FILE",
                    help="price table to add to the built-in one (YAML: models: {MODEL: {input: USD, output: USD}} "
                         "per million tokens); a model without a price has an unknown cost, never 0")
@@ -329,7 +401,9 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
                         "anthropic, refs otherwise (docs/judge.md)")
     p.add_argument("--verifier-model", metavar="MODEL",
                    help="the LLM verifier's model, on the judge's provider (default: the judge's model)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per call (default 60)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"per call (default {DEFAULT_TIMEOUT:g}: a small local model takes over a minute on a "
+                        "long trace; a timed-out call may keep running on a local server)")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr (default: when stderr is a terminal)")
     add_cluster_arguments(p)

@@ -62,6 +62,9 @@ class JudgeJob:
         journals: the folder of per-partition journals every worker sees, or None (a remote cluster).
         prices: the price table (None: the built-in one).
         retry: the retry policy (None: the default).
+        counter: builds the token counter in the worker (a picklable callable), or None for the estimate.
+        context: the model's context window in tokens, when known.
+        retry_errors: ask again the items whose deterministic error an earlier run kept.
     """
 
     specs: tuple[JudgeSpec, ...]
@@ -74,10 +77,13 @@ class JudgeJob:
     journals: str | None = None
     prices: PriceTable | None = None
     retry: RetryPolicy | None = None
+    counter: Callable[[], Any] | None = None
+    context: int | None = None
+    retry_errors: bool = False
 
 
 COUNTS = ("items", "calls", "cache_hits", "resumed", "without_call", "errors", "not_run", "input_tokens",
-          "output_tokens", "cost_usd", "unknown_cost_calls")
+          "output_tokens", "cost_usd", "unknown_cost_calls", "kept_errors", "refused")
 """The counts of a :class:`~evalkit.judge.JudgeRunSummary` that partitions add up."""
 
 
@@ -97,14 +103,15 @@ def _journal_name(traces: list[Trace]) -> str:
 async def _judge(prompts: list[Any], provider: Provider, job: JudgeJob, journal: Path,
                  verify: Any) -> tuple[bytes, dict[str, Any]]:
     """Run the judge runner's loop over a partition's prompts; its finished items as row lines."""
-    from evalkit.judge import JudgeCache, PriceTable, RetryPolicy, RunLoop, journal_lock
+    from evalkit.judge import JudgeCache, PriceTable, RetryPolicy, RunLoop, TokenCounter, journal_lock
 
     cache = JudgeCache(job.cache) if job.cache else None
     try:
         with journal_lock(journal):
             run = RunLoop(provider, journal.with_suffix(".out"), journal, job.repeats, job.concurrency, cache,
                           None, job.prices or PriceTable.load(), verify, job.retry or RetryPolicy(),
-                          asyncio.sleep, False)
+                          asyncio.sleep, False, counter=job.counter() if job.counter else TokenCounter(),
+                          context=job.context, retry_errors=job.retry_errors)
             try:
                 run.open_journal()
                 await run.run(prompts)
@@ -122,6 +129,8 @@ async def _judge(prompts: list[Any], provider: Provider, job: JudgeJob, journal:
     s = run.summary
     counts = {name: getattr(s, name) for name in COUNTS}
     counts["retries"] = dict(s.retries)
+    counts["causes"] = {cause: [n, list(s.tally.examples[cause])] for cause, n in s.tally.counts.items()}
+    counts["stopped"] = s.stopped
     return text, counts
 
 
@@ -208,6 +217,10 @@ def judge_on_cluster(client: Client | None, job: JudgeJob, partitions: Iterable[
             setattr(summary, name, getattr(summary, name) + part[name])
         for kind, n in part["retries"].items():
             summary.retries[kind] = summary.retries.get(kind, 0) + n
+        for cause, (n, example) in part.get("causes", {}).items():
+            summary.tally.counts[cause] = summary.tally.counts.get(cause, 0) + n
+            summary.tally.examples.setdefault(cause, tuple(example))  # type: ignore[arg-type]
+        summary.stopped = summary.stopped or part.get("stopped")
     items = FinishedItems()
     try:
         with open(rows, "rb") as fh:

@@ -28,6 +28,9 @@ NOT_ON_CLUSTER = (
     ("journal", "--journal", "each partition keeps its own journal in .OUT.judge/ while the run lasts"),
     ("max_cost", "--max-cost", "one budget cannot be held across workers calling at once"),
     ("record", "--record", "workers cannot append to one cassette safely"),
+    ("estimate", "--estimate", "run it without --workers: the estimate makes no call"),
+    ("confirm_over", "--confirm-over", "the estimate it asks with is a one-process run's"),
+    ("labelled_only", "--labelled-only", "partitions are cut from the whole file"),
 )
 """The one-process options a cluster run does not offer: (option, flag, why)."""
 
@@ -68,7 +71,9 @@ def judge_file_on_cluster(specs: Sequence[JudgeSpec], pin: JudgePin, provider: P
                           base_url: str | None = None, cassette: str | None = None, timeout: float = 60.0,
                           cache: str | None = None, prices: PriceTable | None = None, repeats: int = 1,
                           concurrency: int = 16, progress: bool = False,
-                          announce: Callable[[str], None] | None = None) -> tuple[JudgeRunSummary, int]:
+                          announce: Callable[[str], None] | None = None, context_window: int | None = None,
+                          strict_model: bool = False, retry_errors: bool = False,
+                          warn: Callable[[str], None] | None = None) -> tuple[JudgeRunSummary, int]:
     """Judge a traces file on a Dask cluster: the files a one-process run writes, the same bytes.
 
     Args:
@@ -91,16 +96,30 @@ def judge_file_on_cluster(specs: Sequence[JudgeSpec], pin: JudgePin, provider: P
         concurrency: calls in flight per worker.
         progress: a progress bar on stderr.
         announce: told how long a local cluster took to start.
+        context_window: the model's context in tokens (see :func:`~evalkit.judge.judge_setup`).
+        strict_model: a model the server does not list is an error.
+        retry_errors: ask again the items an earlier run's deterministic errors kept.
+        warn: told what to know before the run (a model the server does not list).
 
     Returns:
         The run's summary (its ``seconds`` from the call) and the number of traces judged.
     """
     from tqdm import tqdm
 
-    from evalkit.judge import build_prompts, check_label_proxies, make_provider, run_coroutine
+    from evalkit.judge import (
+        build_prompts,
+        check_label_proxies,
+        judge_setup,
+        make_provider,
+        run_coroutine,
+        token_counter,
+    )
 
     started = time.monotonic()
-    run_coroutine(provider.aclose())  # it served the credentials check: each worker builds its own
+    try:  # the model is checked with its server once, here, before any cluster starts
+        setup = judge_setup(provider, prices, context_window=context_window, strict_model=strict_model, warn=warn)
+    finally:
+        run_coroutine(provider.aclose())  # it served the credentials check: each worker builds its own
     labels = tuple(labels) if labels is not None else None
     wanted = {example.trace for spec in specs for example in spec.examples}
     labelled = {label.trace_id for label in labels} if labels else set()
@@ -123,8 +142,11 @@ def judge_file_on_cluster(specs: Sequence[JudgeSpec], pin: JudgePin, provider: P
     job = JudgeJob(tuple(specs), functools.partial(make_provider, pin, base_url=base_url,
                                                    cassette=resolve(cassette), timeout=timeout),
                    labels=labels, examples=examples, repeats=repeats, concurrency=concurrency,
-                   cache=resolve(cache), prices=prices,
-                   journals=str(work_folder(Path(out).absolute())) if local else None)
+                   cache=resolve(cache), prices=setup.prices,
+                   journals=str(work_folder(Path(out).absolute())) if local else None,
+                   counter=functools.partial(token_counter, provider.name, provider.model,
+                                             getattr(provider, "base_url", None)),
+                   context=setup.context, retry_errors=retry_errors)
     with tqdm(desc="judging", unit=" traces", disable=not progress, file=sys.stderr) as bar, \
             dask_client(workers=workers, scheduler=scheduler, announce=announce) as client:
         summary, count = judge_on_cluster(client, job, itertools.chain([first], work), Path(out),

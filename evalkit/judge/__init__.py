@@ -38,7 +38,14 @@ from evalkit.judge.grounding import (
     verify_verdict,
 )
 from evalkit.judge.journal import journal_lock
-from evalkit.judge.judging import judge_prompts, judge_traces
+from evalkit.judge.judging import (
+    JudgeSetup,
+    NotConfirmed,
+    estimate_traces,
+    judge_prompts,
+    judge_setup,
+    judge_traces,
+)
 from evalkit.judge.leaks import LabelProxy, label_proxies
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA, parse_judge_output, to_verdict
 from evalkit.judge.pin import choose_pin
@@ -68,6 +75,7 @@ from evalkit.judge.run_outputs import FinishedItems, sidecar_paths
 from evalkit.judge.run_report import judge_run_table, runs_path_of
 from evalkit.judge.runner import JudgeRunSummary, run_coroutine, run_judge, run_prompts
 from evalkit.judge.spec import example_gaps, example_warning, read_judge_spec_files, read_judge_specs
+from evalkit.judge.tokens import TokenCount, TokenCounter, token_counter
 from evalkit.judge.verdict_audit import (
     CriterionVerbosity,
     agent_model,
@@ -76,6 +84,7 @@ from evalkit.judge.verdict_audit import (
     bias_findings,
     verdict_verbosity,
 )
+from evalkit.judge.verdict_lint import VerdictFileLint, lint_verdict_file
 from evalkit.judge.verification import (
     VERIFIER_OUTPUT_SCHEMA,
     VERIFY_MODES,
@@ -87,7 +96,6 @@ from evalkit.judge.verification import (
     verify_run,
     verify_with_llm,
 )
-from evalkit.judge.verdict_lint import VerdictFileLint, lint_verdict_file
 
 __all__ = [
     "CalibrationReport",
@@ -158,8 +166,15 @@ __all__ = [
     "context_tokens",
     "oversized_prompts",
     "choose_pin",
+    "JudgeSetup",
+    "NotConfirmed",
+    "estimate_traces",
     "judge_prompts",
+    "judge_setup",
     "judge_traces",
+    "TokenCount",
+    "TokenCounter",
+    "token_counter",
     "label_proxies",
     "LabelProxy",
     "lint_verdict_file",

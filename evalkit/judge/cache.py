@@ -5,7 +5,9 @@ The key is the sha256 of the canonical JSON of provider, model, temperature, the
 repeat number: change any of them and the judge is asked again; change
 none and the stored reply is used, so the verdicts written are byte-identical. Repeats are separate
 entries, or ``--repeats 5`` would replay one answer five times. Only replies that passed validation
-are stored; errors never are, so a rerun retries them.
+are stored, and deterministic errors (a context overflow, a reply invalid after the correction: the same
+request fails the same way), with ``mode`` ``error`` and the message as ``output``, so a rerun does not
+pay for them again (``--retry-errors`` asks again). Transient errors are never stored.
 
 SQLite in WAL mode: readers never block, writes are committed in batches by the runner (at the same
 points it appends to its journal), and a process killed mid-batch loses only uncommitted entries.

@@ -6,6 +6,10 @@ after an exponential backoff with full jitter, up to ``max_attempts`` calls. The
 random generator seeded by the policy's seed and the item, so a test (or a rerun) sees the same delays
 whatever order items finish in. A reply that is not valid JSON for the schema is sent back once with
 the validation error; a second invalid reply is an error row, never a made-up verdict.
+
+Some failures are deterministic: the same request at temperature 0 fails the same way every time (a
+prompt longer than the model's context, a reply still invalid after the correction). The outcome says so,
+and the runner keeps them (journal and cache) so a rerun does not pay for them again.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 from evalkit.errors import CallError, FatalError, InputError, TransientError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.output import parse_judge_output
-from evalkit.judge.providers.base import Provider, ProviderReply
+from evalkit.judge.providers.base import ContextOverflow, Provider, ProviderReply
 
 Sleep = Callable[[float], Awaitable[Any]]
 
@@ -61,6 +65,10 @@ class CallOutcome:
     output_tokens: int | None = 0
     mode: str | None = None
     fatal: FatalError | None = None
+    deterministic: bool = False
+    """The error would recur on the same request (see the module docstring)."""
+    context: int | None = None
+    """The context window a context overflow's error named."""
 
     def add_tokens(self, reply: ProviderReply) -> None:
         self.input_tokens = None if reply.input_tokens is None or self.input_tokens is None \
@@ -97,7 +105,7 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
                      key: str, policy: RetryPolicy, sleep: Sleep = asyncio.sleep,
                      on_call: Callable[[], None] | None = None,
                      should_stop: Callable[[], bool] | None = None, prepared: Any = None,
-                     parse: Callable[[str], dict[str, Any]] = parse_output) -> CallOutcome:
+                     parse: Callable[[str], dict[str, Any]] = parse_output, watch: Any = None) -> CallOutcome:
     """Judge one prompt: call, retry transient failures, re-ask once on an invalid reply.
 
     Args:
@@ -113,6 +121,8 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
             used until the messages change (a correction turn).
         parse: reads a reply into the validated output, raising ValueError with what to fix (the judge's
             :func:`parse_output` by default; the verifier passes its own).
+        watch: told of each transient failure (``failed(kind, message)``) and each answered call
+            (``succeeded()``): the run's :class:`~evalkit.judge.run_control.TransportWatch`.
     """
     outcome = CallOutcome(output=None)
     rng: random.Random | None = None  # seeded on the first retry: most items never need one
@@ -131,6 +141,8 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
             else:
                 reply = await provider.complete(messages, schema, prepared=prepared)  # type: ignore[call-arg]
         except TransientError as exc:
+            if watch is not None:
+                watch.failed(exc.kind, str(exc))
             transient += 1
             if transient >= policy.max_attempts:
                 outcome.error = f"gave up after {outcome.attempts} calls: {exc}"
@@ -139,12 +151,17 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
             rng = rng or random.Random(f"{policy.seed}:{key}")
             await sleep(policy.delay(transient - 1, exc.retry_after, rng))
             continue
+        except ContextOverflow as exc:
+            outcome.error, outcome.deterministic, outcome.context = str(exc), True, exc.context
+            return outcome
         except CallError as exc:
             outcome.error = str(exc)
             return outcome
         except FatalError as exc:
             outcome.error, outcome.fatal = str(exc), exc
             return outcome
+        if watch is not None:
+            watch.succeeded()
         outcome.add_tokens(reply)
         outcome.mode = reply.mode
         if reply.refused:  # the server refused a structured-output mode first: those requests were calls too
@@ -160,6 +177,7 @@ async def judge_once(provider: Provider, messages: list[dict[str, str]], schema:
         except ValueError as exc:
             if corrected:
                 outcome.error = f"invalid reply after one correction: it {exc}"
+                outcome.deterministic = True
                 return outcome
             corrected = True
             outcome.retries["invalid-reply"] = outcome.retries.get("invalid-reply", 0) + 1

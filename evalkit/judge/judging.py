@@ -1,22 +1,29 @@
 """Judging traces: the one set-up every judge run shares (``judge run``, ``judge prompt``, the scorecard's
-batch judge). Check that no metadata field gives the labels away, build the prompts, open the cache, run.
+batch judge). Check that no metadata field gives the labels away, build the prompts, check the model the
+server serves, count the prompts' tokens against its context, open the cache, run; or only estimate.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalkit.contracts.judge import JudgeSpec
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.trace import Trace
+from evalkit.errors import InputError
 from evalkit.judge.cache import JudgeCache
+from evalkit.judge.cost import PriceTable
+from evalkit.judge.estimate import RunEstimate, estimate_run
 from evalkit.judge.grounding import verifier
+from evalkit.judge.model_check import check_model
 from evalkit.judge.prompt import JudgePrompt, build_prompts, check_label_proxies
 from evalkit.judge.providers.base import Provider
-from evalkit.judge.run_outputs import JudgeRunSummary
-from evalkit.judge.runner import run_judge
+from evalkit.judge.run_outputs import JudgeRunSummary, sidecar_paths
+from evalkit.judge.runner import run_coroutine, run_judge
+from evalkit.judge.tokens import TokenCounter, token_counter
 
 Work = Sequence[tuple[JudgeSpec, Sequence[Trace]]]
 """Each spec with the traces it judges, in the order the prompts are built."""
@@ -46,11 +53,66 @@ def judge_prompts(work: Work, *, labels: Iterable[HumanLabel] | None = None,
             for prompt in build_prompts(spec, traces, labels=label_list, traces_by_id=by_id)]
 
 
+class NotConfirmed(InputError):
+    """The run's estimated cost is over ``--confirm-over`` and nobody said yes.
+
+    What to do: read the estimate (``--estimate``), then raise ``--confirm-over`` or answer yes at a terminal.
+    """
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """What a run is measured against before any call: the token counter, the context window, the prices
+    (without one for a model the server did not confirm)."""
+
+    counter: TokenCounter
+    context: int | None
+    prices: PriceTable
+
+
+def judge_setup(provider: Provider, prices: PriceTable | None = None, *, context_window: int | None = None,
+                strict_model: bool = False, warn: Callable[[str], None] | None = None) -> JudgeSetup:
+    """Check the model with its server (:func:`~evalkit.judge.model_check.check_model`), choose the token
+    counter (:func:`~evalkit.judge.tokens.token_counter`) and the context window: ``context_window``, else
+    the price table's for a confirmed model, else unknown (until a context overflow names it)."""
+    prices = prices or PriceTable.load()
+    checked = check_model(provider, prices, strict=strict_model, warn=warn)
+    counter = token_counter(provider.name, provider.model, getattr(provider, "base_url", None))
+    context = context_window if context_window is not None else \
+        (prices.context(provider.model) if checked.confirmed else None)
+    return JudgeSetup(counter, context, checked.prices)
+
+
+def estimate_traces(work: Work, provider: Provider, out: str | Path, *, labels: Iterable[HumanLabel] | None = None,
+                    traces_by_id: Mapping[str, Trace] | None = None, cache: str | Path | None = None,
+                    journal: str | Path | None = None, repeats: int = 1, prices: PriceTable | None = None,
+                    context_window: int | None = None, strict_model: bool = False, retry_errors: bool = False,
+                    warn: Callable[[str], None] | None = None) -> RunEstimate:
+    """``judge run --estimate``: the calls, tokens and cost a :func:`judge_traces` run with these arguments
+    would make (:mod:`evalkit.judge.estimate`); no call to the judge, and nothing written."""
+    prompts = judge_prompts(work, labels=labels, traces_by_id=traces_by_id)
+    setup = judge_setup(provider, prices, context_window=context_window, strict_model=strict_model, warn=warn)
+    replies = JudgeCache(cache) if cache and Path(cache).exists() else None
+    journal_path = Path(journal) if journal is not None else sidecar_paths(Path(out))[1]
+    try:
+        return run_coroutine(estimate_run(prompts, provider, setup.counter, repeats=repeats, context=setup.context,
+                                          prices=setup.prices, cache=replies, journal=journal_path,
+                                          retry_errors=retry_errors))
+    finally:
+        if replies is not None:
+            replies.close()
+        run_coroutine(provider.aclose())
+
+
 def judge_traces(work: Work, provider: Provider, out: str | Path, *, labels: Iterable[HumanLabel] | None = None,
                  traces_by_id: Mapping[str, Trace] | None = None, cache: str | Path | None = None,
-                 verify: bool = True, **run: Any) -> JudgeRunSummary:
-    """Judge each spec on its traces: :func:`judge_prompts`, then :func:`~evalkit.judge.run_judge` with the
-    reply cache open and every verdict verified against its trace.
+                 verify: bool = True, prices: PriceTable | None = None, context_window: int | None = None,
+                 strict_model: bool = False, confirm_over: float | None = None,
+                 confirm: Callable[[RunEstimate], bool] | None = None,
+                 warn: Callable[[str], None] | None = None, **run: Any) -> JudgeRunSummary:
+    """Judge each spec on its traces: :func:`judge_prompts`, the model checked with its server and the
+    prompts measured against its context (:func:`judge_setup`), then :func:`~evalkit.judge.run_judge` with
+    the reply cache open and every verdict verified against its trace.
 
     Args:
         work: each spec with the traces it judges.
@@ -60,17 +122,52 @@ def judge_traces(work: Work, provider: Provider, out: str | Path, *, labels: Ite
         traces_by_id: as for :func:`judge_prompts`; also what each verdict's refs are checked against.
         cache: the SQLite reply cache, or None.
         verify: re-resolve each verdict's refs against its trace (False: ``--verify none``).
-        **run: the runner's options (repeats, concurrency, journal, max_cost, prices, progress).
+        prices: the price table (the shipped one by default).
+        context_window: the model's context in tokens, over the price table's.
+        strict_model: a model the server does not list is an error, not a warning.
+        confirm_over: USD; a run whose estimated cost may pass this asks ``confirm`` first.
+        confirm: shown the estimate, says whether to go on (None: the run is refused).
+        warn: told what the user should know before the run starts (a model the server does not list).
+        **run: the runner's options (repeats, concurrency, journal, max_cost, progress, retry_errors).
+
+    Raises:
+        NotConfirmed: the estimate is over ``confirm_over`` and was not confirmed; no call was made.
     """
     by_id = _by_id(work, traces_by_id)
     prompts = judge_prompts(work, labels=labels, traces_by_id=by_id)
+    try:
+        setup = judge_setup(provider, prices, context_window=context_window, strict_model=strict_model, warn=warn)
+    except BaseException:
+        run_coroutine(provider.aclose())
+        raise
     replies = JudgeCache(cache) if cache else None
     try:
+        if confirm_over is not None:
+            _confirm(prompts, provider, setup, replies, out, run, confirm_over, confirm)
         return run_judge(prompts, provider, out=Path(out), cache=replies, verify=verifier(by_id) if verify else None,
-                         **run)
+                         prices=setup.prices, counter=setup.counter, context=setup.context, **run)
     finally:
         if replies is not None:
             replies.close()
+
+
+def _confirm(prompts: list[JudgePrompt], provider: Provider, setup: JudgeSetup, cache: JudgeCache | None,
+             out: str | Path, run: dict[str, Any], over: float, confirm: Callable[[RunEstimate], bool] | None) -> None:
+    journal = run.get("journal")
+    estimate = run_coroutine(estimate_run(
+        prompts, provider, setup.counter, repeats=run.get("repeats", 1), context=setup.context, prices=setup.prices,
+        cache=cache, journal=Path(journal) if journal else sidecar_paths(Path(out))[1],
+        retry_errors=run.get("retry_errors", False)))
+    high = estimate.cost_high
+    if high is not None and high <= over:
+        return
+    if confirm is not None and confirm(estimate):
+        return
+    run_coroutine(provider.aclose())
+    cost = "unknown (no price for the model)" if high is None else f"up to ${high:.4f}"
+    raise NotConfirmed(f"the run's cost is {cost}, over --confirm-over ${over:g}, and was not confirmed: nothing "
+                       "was called; see it with --estimate, then raise --confirm-over or answer yes at a terminal",
+                       path="--confirm-over")
 
 
 def _by_id(work: Work, traces_by_id: Mapping[str, Trace] | None) -> Mapping[str, Trace]:
@@ -79,4 +176,4 @@ def _by_id(work: Work, traces_by_id: Mapping[str, Trace] | None) -> Mapping[str,
     return {trace.id: trace for _, traces in work for trace in traces}
 
 
-__all__ = ["Work", "judge_prompts", "judge_traces"]
+__all__ = ["JudgeSetup", "NotConfirmed", "Work", "estimate_traces", "judge_prompts", "judge_setup", "judge_traces"]

@@ -31,6 +31,7 @@ from evalkit.judge.journal import (
     journal_header,
 )
 from evalkit.judge.providers.base import Provider
+from evalkit.judge.run_control import Budget, TransportWatch
 from evalkit.judge.run_outputs import (
     FinishedItems,
     JudgeRunSummary,
@@ -40,14 +41,19 @@ from evalkit.judge.run_outputs import (
     sidecar_paths,
     verdict_obj,
 )
+from evalkit.judge.tokens import TokenCounter, fits
 
 Verify = Callable[[Any, CriterionVerdict], CriterionVerdict]
 CACHE_BATCH = 256
 """Units looked up in the cache per query; also how often the progress bar moves during a replay."""
 FLUSH_RECORDS = 256
 FLUSH_SECONDS = 0.25
-"""Journal and cache are written when this many replies are pending or this long has passed: a crash
-loses at most these (their calls are made again), and fsync does not throttle fast servers."""
+"""Journal and cache are written as soon as the writer thread is idle, so each reply is on disk moments
+after it lands (a kill re-pays at most the calls in flight and the replies of one write); while the writer
+is busy replies wait until this many are pending or this long has passed, so fsync does not throttle fast
+servers."""
+ERROR_MODE = "error"
+"""The cache's ``mode`` of a deterministic error kept in place of a reply (its ``output`` is the message)."""
 
 
 class RunLoop:
@@ -58,9 +64,14 @@ class RunLoop:
 
     def __init__(self, provider: Provider, out: Path, journal: Path, repeats: int, concurrency: int,
                  cache: JudgeCache | None, max_cost: float | None, prices: PriceTable, verify: Verify | None,
-                 policy: RetryPolicy, sleep: Sleep, progress: bool) -> None:
+                 policy: RetryPolicy, sleep: Sleep, progress: bool, *, counter: TokenCounter | None = None,
+                 context: int | None = None, retry_errors: bool = False) -> None:
         self.provider, self.repeats, self.cache = provider, repeats, cache
         self.max_cost, self.prices, self.verify = max_cost, prices, verify
+        self.budget = Budget(max_cost) if max_cost is not None else None
+        self.watch = TransportWatch()
+        self.counter, self.context, self.retry_errors = counter, context, retry_errors
+        self.max_tokens = int(getattr(provider, "max_tokens", None) or 0)
         self.policy, self.sleep, self.journal, self.concurrency = policy, sleep, journal, concurrency
         self.queue: asyncio.Queue[tuple[Any, int, Any] | None] = asyncio.Queue(maxsize=concurrency)
         self.prepare = getattr(provider, "prepare", None)  # renders a request body ahead (openai)
@@ -68,6 +79,7 @@ class RunLoop:
         self.closer: Any = None  # closes the provider when its last call has landed (run_judge's runs)
         self.workers: list[asyncio.Task] = []
         self.first_calls = 0  # slots yet to take their first unit
+        self.cached_errors = 0  # error rows replayed by the current cache batch
         runs, _, _ = sidecar_paths(out)
         self.summary = JudgeRunSummary(verdicts_path=out, runs_path=runs, journal_path=journal)
         self.items = FinishedItems()
@@ -96,9 +108,12 @@ class RunLoop:
                 header_seen = True
                 continue
             try:
+                if record["result"] is None and self.retry_errors:
+                    continue  # asked again: the item's next record replaces this one
+                verdict = record["verdict"]
                 self.items.add_resumable(record["criterionId"], record["traceId"], record["repeat"],
                                          record["promptDigest"], record["result"],
-                                         canonical_line(record["verdict"]),
+                                         None if verdict is None else canonical_line(verdict),
                                          canonical_line(record["run"]))
             except (KeyError, TypeError) as exc:
                 raise InputError(f"not a judge journal record (missing {exc})", file=str(self.journal),
@@ -108,7 +123,8 @@ class RunLoop:
             self.writes.append(self.writer.submit(append_lines, self.journal, [canonical_line(self.header)]))
 
     def flush(self, force: bool = False) -> None:
-        if not force and len(self.pending_journal) < FLUSH_RECORDS \
+        writing = bool(self.writes) and not self.writes[-1].done()
+        if not force and writing and len(self.pending_journal) < FLUSH_RECORDS \
                 and time.monotonic() - self.last_flush < FLUSH_SECONDS:
             return
         if self.cache is not None:
@@ -183,10 +199,15 @@ class RunLoop:
     def without_call(self, prompt: Any, repeat: int) -> bool:
         """Finish the item from the journal or its pre-verdict; False when it needs the cache or a call."""
         c, t = prompt.criterion_id, prompt.trace_id
-        if self.resumable and self.items.take_resumable(c, t, repeat, prompt.digest):
-            self.summary.resumed += 1
-            self.summary.verdicts += 1
-            return True
+        if self.resumable:
+            taken = self.items.take_resumable(c, t, repeat, prompt.digest)
+            if taken is not None:
+                self.summary.resumed += 1
+                if taken[0] is not None:
+                    self.summary.verdicts += 1
+                else:  # a deterministic error kept from an earlier run: not asked again without retry_errors
+                    self.kept_error(prompt, orjson.loads(taken[2]).get("error") or "error")
+                return True
         if prompt.pre_verdict is not None:
             verdict = prompt.pre_verdict.to_json_obj()
             run = self.run_record(prompt, repeat, verdict["result"], tokens=(None, None), attempts=0,
@@ -214,6 +235,12 @@ class RunLoop:
                 misses.append((prompt, repeat))
                 continue
             _, output, input_tokens, output_tokens, cost, mode = hit
+            if mode == ERROR_MODE:
+                if self.retry_errors:
+                    misses.append((prompt, repeat))
+                else:  # the same request failed the same way before: not paid for again
+                    self.cached_error(prompt, repeat, output, (input_tokens, output_tokens))
+                continue
             c, t = prompt.criterion_id, prompt.trace_id
             verdict = verdict_obj(loads(output), c, t)
             if verify is not None:
@@ -224,8 +251,32 @@ class RunLoop:
                          prompt.judge_digest))
         found = len(units) - len(misses)
         self.summary.cache_hits += found
-        self.summary.verdicts += found
+        self.summary.verdicts += found - self.cached_errors
+        self.cached_errors = 0
         return misses
+
+    def cached_error(self, prompt: Any, repeat: int, error: str, tokens: tuple[int | None, int | None]) -> None:
+        """An error row replayed from the cache (a deterministic failure of an earlier run)."""
+        run = self.run_record(prompt, repeat, None, tokens=tokens, attempts=0, cached=True, cost=None, mode=None,
+                              error=error)
+        self.items.add(prompt.criterion_id, prompt.trace_id, repeat, None, None, record_line(run))
+        self.cached_errors += 1
+        self.kept_error(prompt, error)
+
+    def kept_error(self, prompt: Any, error: str) -> None:
+        """Count an error row an earlier run left (journal or cache)."""
+        self.summary.errors += 1
+        self.summary.kept_errors += 1
+        self.summary.tally.add(prompt.criterion_id, prompt.trace_id, error)
+
+    def refused(self, prompt: Any, repeat: int, why: str, tokens: int) -> None:
+        """An item that cannot fit the model's context: an error row, and no call."""
+        run = self.run_record(prompt, repeat, None, tokens=(tokens, None), attempts=0, cached=False, cost=None,
+                              mode=None, error=why)
+        self.items.add(prompt.criterion_id, prompt.trace_id, repeat, None, None, record_line(run))
+        self.summary.errors += 1
+        self.summary.refused += 1
+        self.summary.tally.add(prompt.criterion_id, prompt.trace_id, why)
 
     async def worker(self) -> None:
         """One slot of concurrency: take the next unit, call, hand the reply over, repeat.
@@ -240,8 +291,9 @@ class RunLoop:
             unit = await self.queue.get()
             if unit is None:
                 return
-            prompt, repeat, prepared = unit
-            reason = self.stop_reason()  # decided when a slot is free: the calls that held it have landed
+            prompt, repeat, prepared, tokens = unit
+            estimate = self.estimate(tokens)
+            reason = self.stop_reason(estimate)  # decided when a slot is free: the calls that held it have landed
             if reason is not None:
                 if self.failure is None:
                     self.summary.stopped = self.summary.stopped or reason
@@ -251,8 +303,11 @@ class RunLoop:
                 outcome = await judge_once(self.provider, list(prompt.messages), prompt.schema,
                                            key=f"{prompt.criterion_id}\0{prompt.trace_id}\0{repeat}",
                                            policy=self.policy, sleep=self.sleep, on_call=self.count_call,
-                                           should_stop=lambda: self.fatal is not None, prepared=prepared)
-                self.landed.append((prompt, repeat, outcome, self.account(outcome)))
+                                           should_stop=self.halted, prepared=prepared, watch=self.watch)
+                cost = self.account(outcome)
+                if self.budget is not None:
+                    self.budget.settle(estimate or 0.0, cost)
+                self.landed.append((prompt, repeat, outcome, cost))
                 if len(self.landed) == 1:
                     asyncio.get_running_loop().call_soon(self.store_landed)
             except Exception as exc:  # a bug: stop and re-raise after the loop
@@ -271,6 +326,16 @@ class RunLoop:
 
     def count_call(self) -> None:
         self.summary.calls += 1
+
+    def halted(self) -> bool:
+        """No further call (retries included): the provider refused the run, or the transport keeps failing."""
+        return self.fatal is not None or self.watch.stopped is not None
+
+    def estimate(self, tokens: int | None) -> float | None:
+        """A call's cost at most: its prompt's counted tokens and a reply at the cap (None: not priced)."""
+        if self.budget is None or tokens is None:
+            return None
+        return self.prices.cost(self.provider.model, tokens, self.max_tokens)
 
     def account(self, outcome: CallOutcome) -> float | None:
         """Add a call's retries, tokens and cost to the summary (at once: the budget check reads them)."""
@@ -298,26 +363,45 @@ class RunLoop:
         run = self.run_record(prompt, repeat, None, tokens=tokens, attempts=outcome.attempts, cached=False,
                               cost=cost, mode=outcome.mode, error=outcome.error)
         if outcome.output is None:
-            self.items.add(prompt.criterion_id, prompt.trace_id, repeat, None, None, record_line(run))
+            run_line = record_line(run)
+            self.items.add(prompt.criterion_id, prompt.trace_id, repeat, None, None, run_line)
+            self.summary.tally.add(prompt.criterion_id, prompt.trace_id, outcome.error or "error")
+            if outcome.context is not None and self.context is None:
+                self.context = outcome.context  # the server named it: later prompts are measured against it
+            if outcome.deterministic:  # the same request would fail the same way: kept, not paid for again
+                if self.cache is not None:
+                    error = CachedReply(outcome.error or "error", tokens[0], tokens[1], cost, ERROR_MODE)
+                    self.cache.put(self.make_key(prompt.digest, repeat), error)
+                self.pending_journal.append(record_line({
+                    "criterionId": prompt.criterion_id, "traceId": prompt.trace_id, "repeat": repeat,
+                    "promptDigest": prompt.digest, "result": None, "verdict": None, "run": run}))
             return
         if self.cache is not None:
             reply = CachedReply(output_text(outcome.output), tokens[0], tokens[1], cost, outcome.mode or "")
             self.cache.put(self.make_key(prompt.digest, repeat), reply)
         self.finish(prompt, repeat, outcome.output, run, journal=True)
 
-    def stop_reason(self) -> str | None:
+    def stop_reason(self, estimate: float | None = None) -> str | None:
         if self.failure is not None:
             return "failure"
         if self.fatal is not None:
             return f"fatal provider error: {self.fatal}"
-        if self.max_cost is not None and self.summary.cost_usd >= self.max_cost:
-            return f"budget of ${self.max_cost:g} reached"
+        if self.watch.stopped is not None:
+            return self.watch.stopped
+        if self.budget is not None:
+            if estimate is None:  # a prompt not counted (should not happen: a budget counts every prompt)
+                estimate = 0.0
+            if not self.budget.reserve(estimate):
+                return (f"budget of ${self.max_cost:g} reached (${self.budget.spent:.4f} spent, the next call "
+                        f"could cost up to ${estimate:.4f})")
         return None
 
     def show(self) -> None:
         if self.bar.disable:
             return
         s = self.summary
+        # Items finished, moved as each reply lands (a slow judge's bar does not sit at 0 until the end).
+        self.bar.update(s.verdicts + s.errors + s.not_run - self.bar.n)
         cost = f"${s.cost_usd:.4f}" + ("+?" if s.unknown_cost_calls else "")
         self.bar.set_postfix_str(f"calls={s.calls} cached={s.cache_hits} retries={s.retry_count} "
                                  f"errors={s.errors} tokens={s.input_tokens + s.output_tokens} cost={cost}",
@@ -326,7 +410,6 @@ class RunLoop:
     # -- the loop ------------------------------------------------------------------------------
     async def dispatch(self, batch: list[tuple[Any, int]]) -> None:
         """Finish the batch's cached units, then queue each other one for the next free slot."""
-        self.bar.update(self.summary.items - self.bar.n)
         self.show()
         await asyncio.sleep(0)  # let replies in flight land
         prepare = self.prepare
@@ -337,11 +420,24 @@ class RunLoop:
                 connect(min(self.concurrency, len(units)))
             self.workers = [asyncio.create_task(self.worker()) for _ in range(self.concurrency)]
             self.first_calls = self.concurrency
+        counted: tuple[Any, int | None] = (None, None)
         for prompt, repeat in units:
             if self.failure is not None:
                 raise self.failure
+            tokens = None
+            if self.counter is not None and (self.budget is not None or self.context is not None):
+                if counted[0] is not prompt:  # repeats of one prompt are counted once
+                    counted = (prompt, (await self.counter.count(prompt.messages, prompt.schema,
+                                                                 mode=getattr(self.provider, "mode", None))))
+                count = counted[1]
+                tokens = count.tokens
+                why = fits(count, self.max_tokens, self.context)
+                if why is not None:  # refused before any call: it cannot fit
+                    self.refused(prompt, repeat, why, count.tokens)
+                    continue
             # Rendered here, while the slots wait on their calls, not when a reply lands.
-            await self.queue.put((prompt, repeat, prepare(prompt.messages, prompt.schema) if prepare else None))
+            await self.queue.put((prompt, repeat, prepare(prompt.messages, prompt.schema) if prepare else None,
+                                  tokens))
             if self.first_calls:  # each slot's first call leaves at once, not once every slot's body is rendered
                 self.first_calls -= 1
                 await asyncio.sleep(0)
@@ -361,7 +457,7 @@ class RunLoop:
                     batch, since = [], 0
             self.summary.items += since
             await self.dispatch(batch)
-            self.bar.update(self.summary.items - self.bar.n)
+            self.show()
             for _ in self.workers:
                 await self.queue.put(None)  # each slot ends after the units queued before it
             await asyncio.gather(*self.workers)

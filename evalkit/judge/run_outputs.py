@@ -32,6 +32,7 @@ from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_writers
 from evalkit.io.canonical import SMALL_FLOAT_MARKERS, canonical_line, compact_json
 from evalkit.io.sorted_spill import SortedSpill
+from evalkit.judge.run_control import ErrorTally
 
 _RESUMABLE = """
 CREATE TABLE resumable (c TEXT, t TEXT, r INTEGER, digest TEXT, result TEXT, verdict TEXT, run TEXT,
@@ -74,16 +75,17 @@ class FinishedItems:
         self._resumable.execute("INSERT OR REPLACE INTO resumable VALUES (?, ?, ?, ?, ?, ?, ?)",
                                 (c, t, r, digest, result, verdict, run))
 
-    def take_resumable(self, c: str, t: str, r: int, digest: str) -> bool:
-        """Move an item judged by an earlier run into this run when its prompt is unchanged."""
+    def take_resumable(self, c: str, t: str, r: int, digest: str) -> tuple[str | None, str | None, str] | None:
+        """Move an item judged by an earlier run into this run when its prompt is unchanged; its
+        ``(result, verdict line, run line)`` (result and verdict None for a kept error), or None."""
         if self._resumable is None:
-            return False
+            return None
         row = self._resumable.execute("SELECT result, verdict, run FROM resumable WHERE c=? AND t=? AND r=? "
                                       "AND digest=?", (c, t, r, digest)).fetchone()
         if row is None:
-            return False
+            return None
         self.add(c, t, r, *row)
-        return True
+        return row
 
     def add(self, c: str, t: str, r: int, result: str | None, verdict: str | None, run: str) -> None:
         """One finished item: its verdict line (None for an error row) and its run-record line."""
@@ -229,6 +231,12 @@ class JudgeRunSummary:
     stopped: str | None = None
     seconds: float = 0.0
     repeat_stats: RepeatStats | None = None
+    kept_errors: int = 0
+    """Error rows an earlier run left (deterministic failures, journaled or cached): not asked again."""
+    refused: int = 0
+    """Items refused before any call: their prompt cannot fit the model's context."""
+    tally: ErrorTally = field(default_factory=ErrorTally)
+    """The error rows by cause, one example each."""
 
     @property
     def retry_count(self) -> int:
@@ -240,9 +248,18 @@ class JudgeRunSummary:
                                           if self.unknown_cost_calls else "")
         line = (f"{self.items} items: {self.verdicts} verdicts, {self.calls} calls, {self.cache_hits} cached, "
                 f"{self.resumed} resumed, {self.without_call} decided without a call, {self.retry_count} "
-                f"retries, {self.errors} errors, {self.not_run} not run; tokens {self.input_tokens} in / "
+                f"retries, {self.errors} errors{self._errors_detail()}, {self.not_run} not run; tokens "
+                f"{self.input_tokens} in / "
                 f"{self.output_tokens} out; cost {cost}; {self.seconds:.2f}s")
         return line + (f"; stopped: {self.stopped}" if self.stopped else "")
+
+    def _errors_detail(self) -> str:
+        parts = []
+        if self.refused:
+            parts.append(f"{self.refused} too long for the context, refused before calling")
+        if self.kept_errors:
+            parts.append(f"{self.kept_errors} kept from an earlier run, not asked again (--retry-errors asks)")
+        return f" ({'; '.join(parts)})" if parts else ""
 
 
 def sidecar_paths(out: Path) -> tuple[Path, Path, Path]:

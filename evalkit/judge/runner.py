@@ -7,9 +7,13 @@ is stored without a call; a reply in the cache is replayed (no call); otherwise 
 as soon as a reply lands, before that reply is stored (:meth:`~evalkit.judge.run_loop.RunLoop.worker`);
 request bodies are rendered ahead by the loop that queues the prompts, and the provider's connections
 are opened while the first ones are queued. New replies are appended to the journal and the cache in
-batches, once per tick of the event loop at most. Once the money spent reaches
-``max_cost`` no new call starts (calls in flight finish, so the overshoot is at most ``concurrency``
-calls) and the items left are counted as not run; rerun with a higher budget to finish them.
+batches, as soon as the writer is free. With ``max_cost`` each call reserves its estimated cost before it
+is sent (its prompt's counted tokens and a reply at the cap) and no call starts that could take the money
+spent and reserved past the budget; the items left are counted as not run (rerun with a higher budget to
+finish them). With a context window, a prompt that cannot fit is an error row, refused before any call.
+A deterministic failure (context overflow, a reply invalid after the correction) is journaled and cached
+as an error row: a rerun does not ask again unless ``retry_errors``. Calls failing for one transport
+reason several times in a row stop the run (:mod:`evalkit.judge.run_control`).
 
 Outputs (written at the end, sorted, atomically; see :mod:`evalkit.judge.run_outputs`): ``OUT`` the
 verdicts (``criterion-verdict``), ``OUT.runs.jsonl`` one ``judge-run-record`` per item and repeat
@@ -34,6 +38,7 @@ from evalkit.judge.journal import journal_lock
 from evalkit.judge.providers.base import Provider
 from evalkit.judge.run_loop import RunLoop, Verify
 from evalkit.judge.run_outputs import JudgeRunSummary, sidecar_paths, verdict_obj
+from evalkit.judge.tokens import TokenCounter
 
 T = TypeVar("T")
 
@@ -42,7 +47,9 @@ async def run_prompts(prompts: Iterable[Any], provider: Provider, *, out: str | 
                       concurrency: int = 16, cache: JudgeCache | None = None, journal: str | Path | None = None,
                       max_cost: float | None = None, prices: PriceTable | None = None,
                       verify: Verify | None = None, progress: bool = True, retry: RetryPolicy | None = None,
-                      sleep: Sleep = asyncio.sleep, close_provider: bool = False) -> JudgeRunSummary:
+                      sleep: Sleep = asyncio.sleep, close_provider: bool = False,
+                      counter: TokenCounter | None = None, context: int | None = None,
+                      retry_errors: bool = False) -> JudgeRunSummary:
     """Judge every prompt ``repeats`` times and write the verdicts, the runs sidecar and repeat statistics.
 
     Args:
@@ -61,6 +68,9 @@ async def run_prompts(prompts: Iterable[Any], provider: Provider, *, out: str | 
         sleep: the wait between retries (tests inject one that records).
         close_provider: close the provider once its last call has landed, while the outputs are written
             (and in any case before returning or raising).
+        counter: counts each prompt's tokens (for the context check and the budget); the estimate by default.
+        context: the model's context window in tokens; None: unknown (until a context overflow names it).
+        retry_errors: ask again the items whose deterministic error an earlier run kept.
 
     Returns:
         What the run did; ``stopped`` says why it ended early, if it did.
@@ -72,7 +82,7 @@ async def run_prompts(prompts: Iterable[Any], provider: Provider, *, out: str | 
     closer = _Closer(provider) if close_provider else None
     try:
         return await _run_prompts(prompts, provider, out, repeats, concurrency, cache, journal, max_cost, prices,
-                                  verify, progress, retry, sleep, closer)
+                                  verify, progress, retry, sleep, closer, counter, context, retry_errors)
     finally:
         if closer is not None:
             await closer.close()
@@ -93,7 +103,8 @@ class _Closer:
 async def _run_prompts(prompts: Iterable[Any], provider: Provider, out: str | Path, repeats: int, concurrency: int,
                        cache: JudgeCache | None, journal: str | Path | None, max_cost: float | None,
                        prices: PriceTable | None, verify: Verify | None, progress: bool, retry: RetryPolicy | None,
-                       sleep: Sleep, closer: _Closer | None) -> JudgeRunSummary:
+                       sleep: Sleep, closer: _Closer | None, counter: TokenCounter | None, context: int | None,
+                       retry_errors: bool) -> JudgeRunSummary:
     if repeats < 1 or concurrency < 1:
         raise InputError(f"repeats ({repeats}) and concurrency ({concurrency}) must be at least 1")
     prices = prices or PriceTable.load()
@@ -106,7 +117,8 @@ async def _run_prompts(prompts: Iterable[Any], provider: Provider, out: str | Pa
     started = time.monotonic()
     with journal_lock(journal_path):
         run = RunLoop(provider, out, journal_path, repeats, concurrency, cache, max_cost, prices, verify,
-                      retry or RetryPolicy(), sleep, progress)
+                      retry or RetryPolicy(), sleep, progress, counter=counter or TokenCounter(), context=context,
+                      retry_errors=retry_errors)
         run.closer = closer
         if hasattr(prompts, "__len__"):
             run.bar.total = len(prompts) * repeats  # type: ignore[arg-type]

@@ -9,9 +9,16 @@ Each request's item is the ``item=ID`` marker in its first user message; the rep
 output whose result is the ``expect=pass|fail|uncertain`` marker (pass when absent). Faults are
 scripted per item, one per attempt, in order: ``429`` (with ``Retry-After``), ``500``, ``timeout``
 (answers after ``hang`` seconds), ``malformed`` (an HTTP body that is not JSON), ``bad-output`` (a
-reply that violates the schema), ``not-json`` (reply text that is not JSON), ``401``. With
+reply that violates the schema), ``not-json`` (reply text that is not JSON), ``401``, ``overflow`` (the
+HTTP 400 llama.cpp's server sends for a prompt longer than its context). With
 ``llama_cpp=True`` the chat endpoint refuses ``response_format`` ``json_schema`` with HTTP 500 the way
 llama.cpp server does, and accepts ``{"type": "json_object", "schema": ...}``.
+
+``GET /v1/models`` lists :attr:`JudgeServer.models`. With ``tokenizer=True`` the server has a tokenizer
+of its own (words and punctuation marks, not characters), answers llama-cpp-python's
+``/extras/tokenize/count``, reports prompt tokens with it (and a chat template's few tokens a message), and
+with ``context`` refuses a prompt whose tokens and ``max_tokens`` pass it, as llama.cpp's server does.
+Requests to these side endpoints are kept in ``side_requests``, not ``requests``.
 """
 
 from __future__ import annotations
@@ -30,9 +37,13 @@ from typing import Any
 import orjson
 
 _ITEM = re.compile(r"item=([\w.:-]+)")
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+SERVED = ("m", "c", "gpt-4o-mini", "local-model", "my-local", "my-local-model", "priced", "smollm2-135m")
+"""The model names the fake server lists at /v1/models (those the tests use)."""
+SIDE_PATHS = ("/models", "/tokenize", "/tokenize/count")
 _EXPECT = re.compile(r"expect=(pass|fail|uncertain)")
 LLAMA_CPP_REFUSAL = 'response_format type must be one of "text" or "json_object", but got: json_schema'
-REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",
+REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
            500: "Internal Server Error"}
 
 
@@ -69,6 +80,10 @@ class JudgeServer:
     retry_after: str = "1"
     hang: float = 5.0
     llama_cpp: bool = False
+    models: tuple[str, ...] = SERVED
+    tokenizer: bool = False
+    context: int | None = None
+    side_requests: list[str] = field(default_factory=list)
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     raw_requests: list[tuple[bytes, bytes]] = field(default_factory=list)
     """Each request's head (request line and headers) and body bytes, as received."""
@@ -86,8 +101,39 @@ class JudgeServer:
         content = users[0]["content"] if users else ""
         return content if isinstance(content, str) else json.dumps(content)
 
+    def tokens(self, text: str) -> int:
+        """The server's own token count of a text."""
+        return len(_TOKEN.findall(text))
+
+    def prompt_tokens(self, body: dict[str, Any]) -> int:
+        """A request's prompt tokens: its messages' and a chat template's five a message, plus one."""
+        messages = body.get("messages", [])
+        system = body.get("system")
+        text = "\n".join([*([system] if isinstance(system, str) else []),
+                          *(str(m.get("content", "")) for m in messages)])
+        return self.tokens(text) + 5 * (len(messages) + (isinstance(system, str))) + 1
+
+    def side(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes, float] | None:
+        """The answer of a side endpoint (models, tokenize), or None for a completion."""
+        if path.endswith("/models"):
+            self.side_requests.append(path)
+            return 200, {}, orjson.dumps({"object": "list", "data": [
+                {"id": m, "object": "model", "owned_by": "me"} for m in self.models]}), 0.0
+        if path.endswith("/extras/tokenize/count"):
+            self.side_requests.append(path)
+            if not self.tokenizer:
+                return 404, {}, _error(404, "Not Found"), 0.0
+            return 200, {}, orjson.dumps({"count": self.tokens(str(body.get("input", "")))}), 0.0
+        if path.endswith("/tokenize"):
+            self.side_requests.append(path)
+            return 404, {}, _error(404, "Not Found"), 0.0
+        return None
+
     def answer(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes, float]:
         """``(status, headers, body, delay)`` for one request."""
+        side = self.side(path, body)
+        if side is not None:
+            return side
         if self.record:
             self.requests.append((path, body))
         text = self._first_user(body)
@@ -107,6 +153,12 @@ class JudgeServer:
             return 200, {}, b"{}", self.hang
         if fault == "malformed":
             return 200, {}, b'{"id": "x", "choices": [', self.latency
+        prompt = self.prompt_tokens(body) if self.tokenizer else _tokens(body)
+        asked = prompt + int(body.get("max_tokens") or 0)
+        if fault == "overflow" or self.context is not None and asked > self.context:
+            context = self.context or 8192
+            return 400, {}, _error(400, f"Requested tokens ({asked}) exceed context window of {context}"), \
+                self.latency
         if path.endswith("/chat/completions") and self.llama_cpp \
                 and (body.get("response_format") or {}).get("type") == "json_schema":
             return 500, {}, _error(500, LLAMA_CPP_REFUSAL), self.latency
@@ -117,8 +169,8 @@ class JudgeServer:
             output = {"critique": "", "result": "maybe"}
         reply_text = "this is not json" if fault == "not-json" else json.dumps(output)
         if path.endswith("/messages"):
-            return 200, {}, _anthropic(body, output, reply_text, fault), self.latency
-        return 200, {}, _openai(body, reply_text), self.latency
+            return 200, {}, _anthropic(body, output, reply_text, fault, prompt), self.latency
+        return 200, {}, _openai(body, reply_text, prompt), self.latency
 
     # -- serving -------------------------------------------------------------------------------
     def respond(self, status: int, extra: dict[str, str], payload: bytes) -> bytes:
@@ -212,9 +264,10 @@ class _Connection(asyncio.Protocol):
         raw = bytes(self.buffer[end + 4:end + 4 + length])
         del self.buffer[:end + 4 + length]
         server = self.server
-        if server.record:
+        path = lines[0].split(" ")[1]
+        if server.record and not path.endswith(SIDE_PATHS):
             server.raw_requests.append((head, raw))
-        status, extra, payload, delay = server.answer(lines[0].split(" ")[1], orjson.loads(raw or b"{}"))
+        status, extra, payload, delay = server.answer(path, orjson.loads(raw or b"{}"))
         self.busy = True
         if delay:
             self.loop.call_at(self.arrived + delay, self.send, server.respond(status, extra, payload))
@@ -237,8 +290,7 @@ def _tokens(body: dict[str, Any]) -> int:
     return sum(len(str(m.get("content", ""))) for m in body.get("messages", [])) // 4 + 1
 
 
-def _openai(body: dict[str, Any], text: str) -> bytes:
-    prompt = _tokens(body)
+def _openai(body: dict[str, Any], text: str, prompt: int) -> bytes:
     return orjson.dumps({
         "id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": body.get("model"),
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
@@ -246,7 +298,7 @@ def _openai(body: dict[str, Any], text: str) -> bytes:
     })
 
 
-def _anthropic(body: dict[str, Any], output: Any, text: str, fault: str | None) -> bytes:
+def _anthropic(body: dict[str, Any], output: Any, text: str, fault: str | None, prompt: int) -> bytes:
     if fault == "not-json":
         content = [{"type": "text", "text": text}]
     else:
@@ -255,7 +307,7 @@ def _anthropic(body: dict[str, Any], output: Any, text: str, fault: str | None) 
     return json.dumps({
         "id": "msg_fake", "type": "message", "role": "assistant", "model": body.get("model"), "content": content,
         "stop_reason": "tool_use", "stop_sequence": None,
-        "usage": {"input_tokens": _tokens(body), "output_tokens": 40},
+        "usage": {"input_tokens": prompt, "output_tokens": 40},
     }).encode()
 
 

@@ -38,18 +38,25 @@ def test_rerun_with_the_cache_makes_no_request_and_writes_identical_verdicts(tmp
     assert all(r["cached"] and r["attempts"] == 0 and r["costUsd"] for r in runs)
 
 
-def test_errors_are_not_cached_so_a_rerun_retries_them(tmp_path):
-    replies = {"t1": json.dumps(judge_output("pass", "t1")), "t2": "not json"}
+def test_a_deterministic_error_is_cached_and_asked_again_only_with_retry_errors(tmp_path):
+    """A reply still invalid after the correction fails the same way at temperature 0: a rerun does not pay
+    for it again, unless told to; a transient error is never cached."""
+    replies = {"t1": json.dumps(judge_output("pass", "t1")), "t2": "not json", "t3": "not json"}
     script = lambda messages, schema, i: replies[messages[1]["content"].split("item=")[1].split()[0]]  # noqa: E731
     cache = JudgeCache(tmp_path / "c.sqlite")
-    run_judge([judge_prompt("t1"), judge_prompt("t2")], ScriptedProvider(script), out=tmp_path / "1.jsonl",
-              cache=cache, progress=False)
-    assert len(cache) == 1
+    prompts = [judge_prompt("t1"), judge_prompt("t2")]
+    first = run_judge(prompts, ScriptedProvider(script), out=tmp_path / "1.jsonl", cache=cache, progress=False)
+    assert len(cache) == 2 and first.errors == 1
     replies["t2"] = json.dumps(judge_output("fail", "t2"))
     provider = ScriptedProvider(script)
-    summary = run_judge([judge_prompt("t1"), judge_prompt("t2")], provider, out=tmp_path / "2.jsonl",
-                        cache=cache, progress=False)
-    assert len(provider.calls) == 1 and summary.cache_hits == 1 and summary.verdicts == 2
+    summary = run_judge(prompts, provider, out=tmp_path / "2.jsonl", cache=cache, progress=False)
+    assert provider.calls == [] and summary.cache_hits == 2 and summary.verdicts == 1 and summary.errors == 1
+    assert summary.kept_errors == 1 and "1 kept from an earlier run" in summary.describe()
+    runs = [json.loads(line) for line in (tmp_path / "2.runs.jsonl").read_text().splitlines()]
+    assert runs[1]["error"].startswith("invalid reply after one correction") and runs[1]["cached"]
+    again = run_judge(prompts, ScriptedProvider(script), out=tmp_path / "3.jsonl", cache=cache, progress=False,
+                      retry_errors=True)
+    assert again.verdicts == 2 and again.errors == 0 and again.calls == 1
 
 
 def test_key_depends_on_provider_model_temperature_prompt_and_repeat():

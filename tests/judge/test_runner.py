@@ -21,6 +21,7 @@ from evalkit.judge.cost import PriceTable
 from evalkit.judge.output import to_verdict
 from evalkit.judge.providers import ProviderReply, ScriptedProvider
 from evalkit.judge.runner import run_judge, verdict_obj
+from evalkit.judge.tokens import TokenCounter
 from tests.judge.servers import JudgeServer, judge_output, judge_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,18 +133,23 @@ def test_repeats_canonical_verdict_pass_rate_and_spread(tmp_path):
     assert summary.repeat_stats.disagreeing == 2
 
 
-def test_budget_stops_new_calls_cleanly(tmp_path):
-    prices = PriceTable({"priced": (1_000.0, 0.0)})  # 100 input tokens: $0.10 a call
-    provider = ScriptedProvider(_by_expect, model="priced")
-    summary = run_judge([judge_prompt(f"t{i}") for i in range(10)], provider, out=tmp_path / "v.jsonl",
-                        max_cost=0.25, prices=prices, concurrency=1, progress=False)
-    assert len(provider.calls) == 3 and summary.not_run == 7  # stops once $0.30 >= $0.25
-    assert summary.cost_usd == pytest.approx(0.30) and "budget of $0.25 reached" in summary.stopped
+def test_budget_reserves_each_call_and_ends_within_one_call_of_it(tmp_path):
+    """Calls in flight count against the budget: four slots do not start four calls a budget of 3.5 pays."""
+    prompts = [judge_prompt(f"t{i}") for i in range(10)]
+    tokens = asyncio.run(TokenCounter().count(prompts[0].messages, prompts[0].schema)).tokens
+    per_call = tokens * 1_000.0 / 1_000_000  # the estimate and the real cost agree: no output price
+    prices = PriceTable({"priced": (1_000.0, 0.0)})
+    provider = ScriptedProvider(_by_expect, model="priced", tokens=(tokens, 20))
+    budget = 3.5 * per_call
+    summary = run_judge(prompts, provider, out=tmp_path / "v.jsonl", max_cost=budget, prices=prices,
+                        concurrency=4, progress=False)
+    assert len(provider.calls) == 3 and summary.not_run == 7
+    assert summary.cost_usd <= budget and budget - summary.cost_usd < per_call
+    assert f"budget of ${budget:g} reached" in summary.stopped
     assert len(_read(tmp_path / "v.jsonl")) == 3
     # A higher budget finishes the rest from the journal, calling only for the 7 left.
-    more = ScriptedProvider(_by_expect, model="priced")
-    summary = run_judge([judge_prompt(f"t{i}") for i in range(10)], more, out=tmp_path / "v.jsonl",
-                        max_cost=5, prices=prices, progress=False)
+    more = ScriptedProvider(_by_expect, model="priced", tokens=(tokens, 20))
+    summary = run_judge(prompts, more, out=tmp_path / "v.jsonl", max_cost=5, prices=prices, progress=False)
     assert len(more.calls) == 7 and summary.resumed == 3 and len(_read(tmp_path / "v.jsonl")) == 10
 
 

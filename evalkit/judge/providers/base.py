@@ -8,6 +8,7 @@ backoff: 429, 5xx, connection errors, timeouts), :class:`CallError` (this item f
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -100,8 +101,39 @@ def error_message(exc: Any) -> str:
     return str(getattr(exc, "message", exc))
 
 
+class ContextOverflow(CallError):
+    """The prompt and the reply's cap are longer than the model's context: the same request fails the same
+    way every time (cached and journaled as an error row; a rerun does not call again).
+
+    What to do: judge fewer fields of the trace (``input`` of the spec), lower ``--max-tokens``, or use a
+    model with a longer context.
+    """
+
+    def __init__(self, message: str, context: int | None) -> None:
+        super().__init__(message)
+        self.context = context
+
+
+_OVERFLOW = re.compile(r"context (?:length|window)|context_length_exceeded|too many tokens|prompt is too long|"
+                       r"exceeds? (?:the )?(?:model'?s? )?(?:maximum )?context", re.IGNORECASE)
+_CONTEXT_SIZE = re.compile(r"(?:context (?:length|window)(?: of| is)?|maximum context length is)\D{0,20}(\d{3,7})",
+                           re.IGNORECASE)
+
+
+def context_overflow(status: int, message: str) -> ContextOverflow | None:
+    """The HTTP 400 (or 413) of a prompt too long for the model, with the context size the server names
+    (OpenAI, vLLM and llama.cpp word it differently; all name the context); None for any other error."""
+    if status not in (400, 413) or not _OVERFLOW.search(message):
+        return None
+    size = _CONTEXT_SIZE.search(message)
+    return ContextOverflow(f"HTTP {status}: {message}", int(size.group(1)) if size else None)
+
+
 def classify_status(status: int, message: str, retry_after: float | None) -> ProviderError:
     """The error kind for an HTTP status, as the runner should treat it."""
+    overflow = context_overflow(status, message)
+    if overflow is not None:
+        return overflow
     if status == 429:
         return TransientError(f"HTTP 429 rate limited: {message}", kind="rate-limit", retry_after=retry_after)
     if status >= 500 or status == 408:

@@ -100,6 +100,8 @@ class OpenAIProvider:
         self.modes = modes
         self.max_tokens = max_tokens
         self.transport = transport
+        self.timeout = timeout
+        self._api_key = api_key
         self._mode_index = 0
         self._formats: dict[tuple[int, StructuredMode], tuple[Any, dict[str, Any], bytes]] = {}
         self._poster: JSONPoster | None = None
@@ -240,6 +242,24 @@ class OpenAIProvider:
         if choice is not None and not isinstance(message, dict) or not isinstance(usage, dict | None):
             raise TransientError("unreadable response body: no message in the choice", kind="server")
         return _reply(message, usage, mode, refused)
+
+    def served_models(self) -> list[str]:
+        """The model ids the server lists at ``/models`` (one GET, before the run).
+
+        Raises:
+            OSError: the server cannot be reached or answers with an error.
+            ValueError: the answer is not a model list.
+        """
+        import urllib.request
+
+        url = (self.base_url or "https://api.openai.com/v1").rstrip("/") + "/models"
+        request = urllib.request.Request(url, headers={"Authorization": f"Bearer {self._api_key}"})
+        with urllib.request.urlopen(request, timeout=min(self.timeout, 30)) as response:  # noqa: S310
+            data = json.loads(response.read())
+        models = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(models, list):
+            raise ValueError("not a model list ({\"data\": [{\"id\": ...}]})")
+        return [str(m["id"]) for m in models if isinstance(m, dict) and "id" in m]
 
     async def aclose(self) -> None:
         """Close the connections (the SDK's HTTP client, or the raw pool)."""
