@@ -16,7 +16,7 @@ SAMPLE_GIT    := GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NA
                  GIT_COMMITTER_NAME=sample GIT_COMMITTER_EMAIL=sample@example.invalid \
                  GIT_AUTHOR_DATE=2026-11-30T09:00:00Z GIT_COMMITTER_DATE=2026-11-30T09:00:00Z git
 
-.PHONY: install demo demo-local-judge test test-all lint bench sample clean
+.PHONY: install demo demo-local-judge local-judge test test-all lint bench sample clean
 
 $(STAMP): pyproject.toml examples/plugins/pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -63,15 +63,34 @@ demo: $(STAMP)
 	$(BIN)/evalkit report reports/sample
 
 # The sample's judges run by a real model on this machine (llama.cpp server, SmolLM2-135M), then calibrated.
-# A 135M model is a poor judge; this shows the loop run for real. LIMIT traces (a few minutes each on 2 cores).
-LIMIT ?= 2
+# A 135M model is a poor judge; this shows the loop run for real. The first LIMIT traces that have human
+# labels (so calibrate has pairs), one to two minutes a call on 2 cores. It fails when the judge run or a
+# calibration fails (a server crash included: its log is kept in $(LOCAL_OUT)/llama-server.log).
+LIMIT ?= 4
 LOCAL_OUT := reports/sample-local-judge
-demo-local-judge: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[local-judge]"
-	$(BIN)/python -m evalkit.judge.local_server -- $(BIN)/evalkit judge run --spec data/sample/judge-specs.yaml \
-	    --traces data/sample/traces.jsonl --out $(LOCAL_OUT)/criterion-verdicts.jsonl --provider openai \
-	    --model smollm2-135m --base-url '{base_url}' --limit $(LIMIT) --concurrency 1 --timeout 1800 || true
-	for c in grounded-policy escalation-correct; do \
+# llama.cpp compiles for the machine it is built on by default (GGML_NATIVE): a build made where AMX or
+# AVX-512 exist crashes where they do not (or where the kernel does not enable AMX). Built instead for a
+# portable x86-64 baseline: AVX2, FMA, F16C and BMI2 (Haswell, 2013, and every Zen), no AVX-512, no AMX.
+# CMAKE_ARGS reaches llama.cpp's CMake through pip; --no-binary builds from source, never a prebuilt wheel
+# built for another machine. About 20 minutes on 2 cores, once.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
+                    -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+LOCAL_STAMP := $(VENV)/.evalkit-local-judge
+$(LOCAL_STAMP): $(STAMP)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-binary llama-cpp-python \
+	    -e ".[local-judge]"
+	@touch $(LOCAL_STAMP)
+
+local-judge: $(LOCAL_STAMP)
+
+demo-local-judge: $(LOCAL_STAMP)
+	@mkdir -p $(LOCAL_OUT)
+	$(BIN)/python -m evalkit.judge.local_server --log $(LOCAL_OUT)/llama-server.log -- \
+	    $(BIN)/evalkit judge run --spec data/sample/judge-specs.yaml --traces data/sample/traces.jsonl \
+	    --labels data/sample/human-labels.jsonl --labelled-only --limit $(LIMIT) \
+	    --out $(LOCAL_OUT)/criterion-verdicts.jsonl --provider openai --model smollm2-135m \
+	    --base-url '{base_url}' --concurrency 1 --timeout 1800
+	set -e; for c in grounded-policy escalation-correct; do \
 	    $(BIN)/evalkit calibrate --labels data/sample/human-labels.jsonl \
 	        --verdicts $(LOCAL_OUT)/criterion-verdicts.jsonl --criterion $$c; done
 

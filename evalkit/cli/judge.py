@@ -241,7 +241,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
 def _cmd_prompt(args: argparse.Namespace) -> int:
     from evalkit.io import canonical_dumps
-    from evalkit.judge import judge_prompts
+    from evalkit.judge import judge_prompts, prompt_sizes
 
     specs = _read_specs(args.spec)
     if args.criterion:
@@ -254,23 +254,23 @@ def _cmd_prompt(args: argparse.Namespace) -> int:
     prompts = judge_prompts([(spec, [by_id[args.trace]]) for spec in specs], labels=_labels(args.labels),
                             traces_by_id=by_id)
     _warn_examples(specs)
-    from evalkit.judge import oversized_prompts
-
-    for spec, prompt in zip(specs, prompts, strict=True):
-        for warning in oversized_prompts([prompt], spec.judge.model if spec.judge else None):
-            print(f"warning: {warning}", file=sys.stderr)
+    pin = _pin(args, specs) if args.provider or args.model or any(s.judge for s in specs) else None
+    sizes = prompt_sizes(prompts, pin, base_url=args.base_url, context_window=args.context_window)
     if args.json:
         sys.stdout.write(canonical_dumps([{"criterionId": p.criterion_id, "traceId": p.trace_id,
                                            "digest": p.digest, "messages": list(p.messages), "schema": p.schema,
-                                           "preVerdict": p.pre_verdict.to_json_obj() if p.pre_verdict else None}
-                                          for p in prompts]))
+                                           "preVerdict": p.pre_verdict.to_json_obj() if p.pre_verdict else None,
+                                           "inputTokens": size.count.tokens, "tokenizer": size.count.method,
+                                           "fits": size.refused is None}
+                                          for p, size in zip(prompts, sizes, strict=True)]))
         return 0
-    for p in prompts:
+    for p, size in zip(prompts, sizes, strict=True):
         print(f"=== {p.criterion_id} on {p.trace_id}  {p.digest}")
         if p.pre_verdict is not None:
             print("no call: a term is unbound, so this verdict is stored without asking the judge:")
             print(canonical_dumps(p.pre_verdict.to_json_obj()), end="")
             continue
+        print(f"tokens: {size.describe()}")
         for m in p.messages:
             print(f"--- {m['role']}")
             print(m["content"])
@@ -430,7 +430,14 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
                    help="human labels: needed when a spec has few-shot examples; with them, a metadata field "
                         "whose value gives the labels is refused")
     p.add_argument("--json", action="store_true",
-                   help="print the request bodies as JSON (messages, schema, digest) instead of text")
+                   help="print the request bodies as JSON (messages, schema, digest, token count) instead of text")
+    p.add_argument("--provider", choices=("openai", "anthropic", "replay"),
+                   help="the judge whose tokenizer counts the prompt (default: the specs' pin; none: estimated)")
+    p.add_argument("--model", help="the model whose tokenizer and context window apply")
+    p.add_argument("--base-url", metavar="URL", help="the judge's server: its tokenize endpoint counts exactly")
+    p.add_argument("--context-window", type=int, metavar="TOKENS",
+                   help="the model's context window (default: the price table's for the model)")
+    p.set_defaults(max_tokens=None, transport=None)
     p.set_defaults(func=_cmd_prompt)
 
     add_audit_parser(jsub)  # `judge audit`: evalkit/cli/judge_audit.py

@@ -41,10 +41,12 @@ from evalkit.judge.journal import journal_lock
 from evalkit.judge.judging import (
     JudgeSetup,
     NotConfirmed,
+    PromptSize,
     estimate_traces,
     judge_prompts,
     judge_setup,
     judge_traces,
+    prompt_sizes,
 )
 from evalkit.judge.leaks import LabelProxy, label_proxies
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA, parse_judge_output, to_verdict
@@ -168,6 +170,8 @@ __all__ = [
     "choose_pin",
     "JudgeSetup",
     "NotConfirmed",
+    "PromptSize",
+    "prompt_sizes",
     "estimate_traces",
     "judge_prompts",
     "judge_setup",

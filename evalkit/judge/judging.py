@@ -23,7 +23,7 @@ from evalkit.judge.prompt import JudgePrompt, build_prompts, check_label_proxies
 from evalkit.judge.providers.base import Provider
 from evalkit.judge.run_outputs import JudgeRunSummary, sidecar_paths
 from evalkit.judge.runner import run_coroutine, run_judge
-from evalkit.judge.tokens import TokenCounter, token_counter
+from evalkit.judge.tokens import TokenCount, TokenCounter, fits, token_counter
 
 Work = Sequence[tuple[JudgeSpec, Sequence[Trace]]]
 """Each spec with the traces it judges, in the order the prompts are built."""
@@ -77,7 +77,7 @@ def judge_setup(provider: Provider, prices: PriceTable | None = None, *, context
     the price table's for a confirmed model, else unknown (until a context overflow names it)."""
     prices = prices or PriceTable.load()
     checked = check_model(provider, prices, strict=strict_model, warn=warn)
-    counter = token_counter(provider.name, provider.model, getattr(provider, "base_url", None))
+    counter = token_counter(provider.name, provider.model, getattr(provider, "base_url", None), judge=provider)
     context = context_window if context_window is not None else \
         (prices.context(provider.model) if checked.confirmed else None)
     return JudgeSetup(counter, context, checked.prices)
@@ -170,10 +170,44 @@ def _confirm(prompts: list[JudgePrompt], provider: Provider, setup: JudgeSetup, 
                        path="--confirm-over")
 
 
+@dataclass(frozen=True)
+class PromptSize:
+    """A prompt's tokens, the reply's cap, the context window (when known), and why it cannot fit (or None)."""
+
+    count: TokenCount
+    cap: int
+    context: int | None
+    refused: str | None
+
+    def describe(self) -> str:
+        room = f" of a context of {self.context}" if self.context is not None else " (context window unknown)"
+        return f"{self.count.describe()} + a reply of at most {self.cap}{room}" + \
+            (f": REFUSED, {self.refused}" if self.refused else "")
+
+
+def prompt_sizes(prompts: Sequence[JudgePrompt], pin: Any = None, *, base_url: str | None = None,
+                 context_window: int | None = None, prices: PriceTable | None = None) -> list[PromptSize]:
+    """Each prompt's token count for the judge ``pin`` names (None: estimated), and whether it fits (what
+    ``judge prompt`` shows; no call to the model, only to a local server's tokenizer)."""
+    from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS
+
+    name, model = (pin.provider, pin.model) if pin is not None else ("", "")
+    url = base_url or (pin.base_url if pin is not None else None)
+    counter = token_counter(name, model, url)
+    cap = int(getattr(pin, "max_tokens", None) or DEFAULT_MAX_TOKENS)
+    context = context_window if context_window is not None else (prices or PriceTable.load()).context(model)
+    mode = "json_schema" if name == "openai" else None
+
+    async def count_all() -> list[TokenCount]:
+        return [await counter.count(p.messages, p.schema, mode=mode) for p in prompts]
+
+    return [PromptSize(c, cap, context, fits(c, cap, context)) for c in run_coroutine(count_all())]
+
+
 def _by_id(work: Work, traces_by_id: Mapping[str, Trace] | None) -> Mapping[str, Trace]:
     if traces_by_id is not None:
         return traces_by_id
     return {trace.id: trace for _, traces in work for trace in traces}
 
 
-__all__ = ["JudgeSetup", "NotConfirmed", "Work", "estimate_traces", "judge_prompts", "judge_setup", "judge_traces"]
+__all__ = ["JudgeSetup", "NotConfirmed", "PromptSize", "Work", "prompt_sizes", "estimate_traces", "judge_prompts", "judge_setup", "judge_traces"]

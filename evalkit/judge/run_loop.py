@@ -41,7 +41,7 @@ from evalkit.judge.run_outputs import (
     sidecar_paths,
     verdict_obj,
 )
-from evalkit.judge.tokens import TokenCounter, fits
+from evalkit.judge.tokens import ServerCounter, TokenCounter, fits
 
 Verify = Callable[[Any, CriterionVerdict], CriterionVerdict]
 CACHE_BATCH = 256
@@ -80,6 +80,7 @@ class RunLoop:
         self.workers: list[asyncio.Task] = []
         self.first_calls = 0  # slots yet to take their first unit
         self.cached_errors = 0  # error rows replayed by the current cache batch
+        self.counts: dict[str, Any] = {}  # prompt tokens counted ahead, by prompt digest
         runs, _, _ = sidecar_paths(out)
         self.summary = JudgeRunSummary(verdicts_path=out, runs_path=runs, journal_path=journal)
         self.items = FinishedItems()
@@ -274,6 +275,7 @@ class RunLoop:
         run = self.run_record(prompt, repeat, None, tokens=(tokens, None), attempts=0, cached=False, cost=None,
                               mode=None, error=why)
         self.items.add(prompt.criterion_id, prompt.trace_id, repeat, None, None, record_line(run))
+        self.journal_error(prompt, repeat, run)  # a rerun that no longer knows the context does not send it
         self.summary.errors += 1
         self.summary.refused += 1
         self.summary.tally.add(prompt.criterion_id, prompt.trace_id, why)
@@ -372,14 +374,18 @@ class RunLoop:
                 if self.cache is not None:
                     error = CachedReply(outcome.error or "error", tokens[0], tokens[1], cost, ERROR_MODE)
                     self.cache.put(self.make_key(prompt.digest, repeat), error)
-                self.pending_journal.append(record_line({
-                    "criterionId": prompt.criterion_id, "traceId": prompt.trace_id, "repeat": repeat,
-                    "promptDigest": prompt.digest, "result": None, "verdict": None, "run": run}))
+                self.journal_error(prompt, repeat, run)
             return
         if self.cache is not None:
             reply = CachedReply(output_text(outcome.output), tokens[0], tokens[1], cost, outcome.mode or "")
             self.cache.put(self.make_key(prompt.digest, repeat), reply)
         self.finish(prompt, repeat, outcome.output, run, journal=True)
+
+    def journal_error(self, prompt: Any, repeat: int, run: dict[str, Any]) -> None:
+        """Journal a deterministic error row, which a rerun resumes instead of asking again."""
+        self.pending_journal.append(record_line({
+            "criterionId": prompt.criterion_id, "traceId": prompt.trace_id, "repeat": repeat,
+            "promptDigest": prompt.digest, "result": None, "verdict": None, "run": run}))
 
     def stop_reason(self, estimate: float | None = None) -> str | None:
         if self.failure is not None:
@@ -408,6 +414,28 @@ class RunLoop:
                                  refresh=False)
 
     # -- the loop ------------------------------------------------------------------------------
+    async def count(self, prompt: Any) -> Any:
+        """The prompt's tokens: counted ahead (:meth:`count_ahead`), else now."""
+        count = self.counts.pop(prompt.digest, None)
+        if count is None:
+            count = await self.counter.count(prompt.messages, prompt.schema, mode=getattr(self.provider, "mode", None))
+            if self.repeats > 1:
+                self.counts[prompt.digest] = count  # the next repeats of this prompt
+        elif self.repeats > 1:
+            self.counts[prompt.digest] = count
+        return count
+
+    async def count_ahead(self, prompts: list[Any]) -> None:
+        """Count every prompt before the first call: a local server answers one request at a time, so its
+        tokenizer is asked while it is idle rather than behind a call that takes minutes."""
+        if self.counter is None or (self.budget is None and self.context is None) \
+                or not isinstance(self.counter, ServerCounter):
+            return
+        mode = getattr(self.provider, "mode", None)
+        for prompt in prompts:
+            if prompt.pre_verdict is None and prompt.digest not in self.counts:
+                self.counts[prompt.digest] = await self.counter.count(prompt.messages, prompt.schema, mode=mode)
+
     async def dispatch(self, batch: list[tuple[Any, int]]) -> None:
         """Finish the batch's cached units, then queue each other one for the next free slot."""
         self.show()
@@ -420,16 +448,12 @@ class RunLoop:
                 connect(min(self.concurrency, len(units)))
             self.workers = [asyncio.create_task(self.worker()) for _ in range(self.concurrency)]
             self.first_calls = self.concurrency
-        counted: tuple[Any, int | None] = (None, None)
         for prompt, repeat in units:
             if self.failure is not None:
                 raise self.failure
             tokens = None
             if self.counter is not None and (self.budget is not None or self.context is not None):
-                if counted[0] is not prompt:  # repeats of one prompt are counted once
-                    counted = (prompt, (await self.counter.count(prompt.messages, prompt.schema,
-                                                                 mode=getattr(self.provider, "mode", None))))
-                count = counted[1]
+                count = await self.count(prompt)
                 tokens = count.tokens
                 why = fits(count, self.max_tokens, self.context)
                 if why is not None:  # refused before any call: it cannot fit

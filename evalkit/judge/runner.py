@@ -124,6 +124,8 @@ async def _run_prompts(prompts: Iterable[Any], provider: Provider, out: str | Pa
             run.bar.total = len(prompts) * repeats  # type: ignore[arg-type]
         try:
             run.open_journal()
+            if isinstance(prompts, list):
+                await run.count_ahead(prompts)
             await run.run(prompts)
             written, stats = await run.write_outputs(out, runs_path, repeats_path if repeats > 1 else None)
         finally:

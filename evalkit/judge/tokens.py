@@ -98,6 +98,15 @@ class ServerCounter(TokenCounter):
     def __init__(self, url: str, body: str, method: str, schema_inline: bool = False) -> None:
         self.url, self.body, self.method, self.schema_inline = url, body, method, schema_inline
 
+    async def count(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None = None, *,
+                    mode: str | None = None) -> TokenCount:
+        try:
+            return await super().count(messages, schema, mode=mode)
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # a busy or gone server: estimated, said so
+            counted = await TokenCounter().count(messages, schema, mode="prompt" if self.schema_inline else mode)
+            return TokenCount(counted.tokens, f"{counted.method}; the server's tokenizer failed: "
+                                              f"{type(exc).__name__}")
+
     async def text_tokens(self, text: str) -> int:
         return await asyncio.to_thread(self._post, text)
 
@@ -107,6 +116,32 @@ class ServerCounter(TokenCounter):
         with urllib.request.urlopen(request, timeout=60) as response:  # noqa: S310 - the judge's own server
             reply = json.loads(response.read())
         return int(reply["count"]) if "count" in reply else len(reply["tokens"])
+
+
+class AnthropicCounter(TokenCounter):
+    """Anthropic's token counting endpoint (``/v1/messages/count_tokens``), through the official client: the
+    request's own count, system, turns and tool included."""
+
+    method = "Anthropic /v1/messages/count_tokens"
+    whole_request = True
+
+    def __init__(self, model: str, *, api_key: str, base_url: str | None, timeout: float) -> None:
+        import anthropic
+
+        self.model = model
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=2, timeout=timeout)
+
+    async def count(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None = None, *,
+                    mode: str | None = None) -> TokenCount:
+        return TokenCount(await asyncio.to_thread(self._count, list(messages), schema or {}), self.method)
+
+    def _count(self, messages: list[dict[str, Any]], schema: dict[str, Any]) -> int:
+        from evalkit.judge.providers.anthropic import prompt_parts
+
+        return int(self._client.messages.count_tokens(**prompt_parts(self.model, messages, schema)).input_tokens)
+
+    async def aclose(self) -> None:
+        self._client.close()
 
 
 TIKTOKEN_PREFIXES = {"gpt-4o": "o200k_base", "gpt-4.1": "o200k_base", "gpt-4.5": "o200k_base", "gpt-5": "o200k_base",
@@ -151,9 +186,20 @@ def _server_counter(base_url: str) -> TokenCounter | None:
     return None
 
 
-def token_counter(provider: str, model: str, base_url: str | None) -> TokenCounter:
-    """The best counter for a judge: the server's tokenizer (a server of its own), tiktoken (OpenAI's
-    models), else the estimate, which says why."""
+def _anthropic_counter(judge: Any) -> TokenCounter:
+    try:
+        counter = judge.token_counter()
+        counter._count([{"role": "user", "content": "a"}], {"type": "object"})
+    except Exception as exc:  # noqa: BLE001 - a compatible server without the endpoint, or no connection
+        return TokenCounter(f"the server does not count tokens ({type(exc).__name__})")
+    return counter
+
+
+def token_counter(provider: str, model: str, base_url: str | None, *, judge: Any = None) -> TokenCounter:
+    """The best counter for a judge: the server's tokenizer (a server of its own; Anthropic's counting
+    endpoint, given the ``judge`` provider), tiktoken (OpenAI's models), else the estimate, which says why."""
+    if provider == "anthropic" and judge is not None and hasattr(judge, "token_counter"):
+        return _anthropic_counter(judge)
     if provider == "openai" and base_url:
         counter = _server_counter(base_url)
         if counter is not None:
@@ -166,7 +212,7 @@ def token_counter(provider: str, model: str, base_url: str | None) -> TokenCount
     if provider == "openai":
         return _tiktoken_counter(model)
     if provider == "anthropic":
-        return TokenCounter("Anthropic's tokenizer is not public")
+        return TokenCounter("Anthropic's counting endpoint is asked only with the provider at hand")
     return TokenCounter()
 
 
@@ -178,5 +224,5 @@ def fits(count: TokenCount, max_tokens: int, context: int | None) -> str | None:
             f"> the context window of {context}")
 
 
-__all__ = ["CHARS_PER_TOKEN", "ServerCounter", "TiktokenCounter", "TokenCount", "TokenCounter", "fits",
+__all__ = ["CHARS_PER_TOKEN", "AnthropicCounter", "ServerCounter", "TiktokenCounter", "TokenCount", "TokenCounter", "fits",
            "token_counter"]

@@ -16,7 +16,7 @@ llama.cpp server does, and accepts ``{"type": "json_object", "schema": ...}``.
 
 ``GET /v1/models`` lists :attr:`JudgeServer.models`. With ``tokenizer=True`` the server has a tokenizer
 of its own (words and punctuation marks, not characters), answers llama-cpp-python's
-``/extras/tokenize/count``, reports prompt tokens with it (and a chat template's few tokens a message), and
+``/extras/tokenize/count`` and Anthropic's ``/v1/messages/count_tokens``, reports prompt tokens with it (and a chat template's few tokens a message), and
 with ``context`` refuses a prompt whose tokens and ``max_tokens`` pass it, as llama.cpp's server does.
 Requests to these side endpoints are kept in ``side_requests``, not ``requests``.
 """
@@ -40,7 +40,7 @@ _ITEM = re.compile(r"item=([\w.:-]+)")
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 SERVED = ("m", "c", "gpt-4o-mini", "local-model", "my-local", "my-local-model", "priced", "smollm2-135m")
 """The model names the fake server lists at /v1/models (those the tests use)."""
-SIDE_PATHS = ("/models", "/tokenize", "/tokenize/count")
+SIDE_PATHS = ("/models", "/tokenize", "/tokenize/count", "/count_tokens")
 _EXPECT = re.compile(r"expect=(pass|fail|uncertain)")
 LLAMA_CPP_REFUSAL = 'response_format type must be one of "text" or "json_object", but got: json_schema'
 REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests",
@@ -109,8 +109,9 @@ class JudgeServer:
         """A request's prompt tokens: its messages' and a chat template's five a message, plus one."""
         messages = body.get("messages", [])
         system = body.get("system")
+        tools = [json.dumps(t) for t in body.get("tools") or []]  # Anthropic bills tool definitions as input
         text = "\n".join([*([system] if isinstance(system, str) else []),
-                          *(str(m.get("content", "")) for m in messages)])
+                          *(str(m.get("content", "")) for m in messages), *tools])
         return self.tokens(text) + 5 * (len(messages) + (isinstance(system, str))) + 1
 
     def side(self, path: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes, float] | None:
@@ -119,6 +120,11 @@ class JudgeServer:
             self.side_requests.append(path)
             return 200, {}, orjson.dumps({"object": "list", "data": [
                 {"id": m, "object": "model", "owned_by": "me"} for m in self.models]}), 0.0
+        if path.endswith("/messages/count_tokens"):
+            self.side_requests.append(path)
+            if not self.tokenizer:
+                return 404, {}, _error(404, "Not Found"), 0.0
+            return 200, {}, orjson.dumps({"input_tokens": self.prompt_tokens(body)}), 0.0
         if path.endswith("/extras/tokenize/count"):
             self.side_requests.append(path)
             if not self.tokenizer:

@@ -44,23 +44,19 @@ class AnthropicProvider:
         self.temperature = temperature
         self.base_url = base_url
         self.max_tokens = max_tokens
+        self.timeout = timeout
+        self._api_key = api_key
         self._client = anthropic.AsyncAnthropic(api_key=api_key, base_url=base_url, max_retries=0,
                                                 timeout=timeout)
 
     async def complete(self, messages: list[dict[str, str]], schema: dict[str, Any]) -> ProviderReply:
         """One call with the schema as a required tool; the tool input is returned as JSON text."""
         anthropic = self._anthropic
-        system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
-        turns = [{"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"]
         kwargs: dict[str, Any] = {
-            "model": self.model, "max_tokens": self.max_tokens, "messages": turns,
+            **prompt_parts(self.model, messages, schema), "max_tokens": self.max_tokens,
             # This SDK release has no temperature argument; the Messages API takes it in the body.
             "extra_body": {"temperature": self.temperature},
-            "tools": [{"name": SCHEMA_NAME, "description": "Record the verdict.", "input_schema": schema}],
-            "tool_choice": {"type": "tool", "name": SCHEMA_NAME},
         }
-        if system:
-            kwargs["system"] = system
         try:
             response = await self._client.messages.create(**kwargs)
         except anthropic.APITimeoutError as exc:
@@ -74,9 +70,31 @@ class AnthropicProvider:
             raise TransientError(f"unreadable response body: {exc}", kind="server") from None
         return _reply(response)
 
+    def token_counter(self) -> Any:
+        """Anthropic's own count of a prompt (``/v1/messages/count_tokens``: free, exact, one request)."""
+        from evalkit.judge.tokens import AnthropicCounter
+
+        return AnthropicCounter(self.model, api_key=self._api_key, base_url=self.base_url,
+                                timeout=min(self.timeout, 60.0))
+
     async def aclose(self) -> None:
         """Close the SDK's HTTP client."""
         await self._client.close()
+
+
+def prompt_parts(model: str, messages: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    """The prompt of a Messages request, the same for a call and for counting its tokens: the system text,
+    the turns, and the schema as the one tool the model must call."""
+    system = "\n\n".join(m["content"] for m in messages if m["role"] == "system")
+    parts: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m["role"], "content": m["content"]} for m in messages if m["role"] != "system"],
+        "tools": [{"name": SCHEMA_NAME, "description": "Record the verdict.", "input_schema": schema}],
+        "tool_choice": {"type": "tool", "name": SCHEMA_NAME},
+    }
+    if system:
+        parts["system"] = system
+    return parts
 
 
 def _reply(response: Any) -> ProviderReply:
