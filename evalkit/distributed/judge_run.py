@@ -138,7 +138,10 @@ def judge_file_on_cluster(specs: Sequence[JudgeSpec], pin: JudgePin, provider: P
     first = next(work, None)
     if first is None:
         raise InputError("no traces to judge", file=traces)
-    resolve = (lambda path: str(Path(path).absolute()) if path else None)  # noqa: E731 - workers' cwd may differ
+    def resolve(path: str | None) -> str | None:  # a remote worker's cwd may differ; a local one's does not,
+        if not path or local:                   # and the path as given is what error rows name (the runs file
+            return path                         # of a one-process run names it so too)
+        return str(Path(path).absolute())
     job = JudgeJob(tuple(specs), functools.partial(make_provider, pin, base_url=base_url,
                                                    cassette=resolve(cassette), timeout=timeout),
                    labels=labels, examples=examples, repeats=repeats, concurrency=concurrency,

@@ -150,7 +150,8 @@ def check_journal_header(record: dict[str, Any], header: dict[str, Any], path: s
 
 @contextlib.contextmanager
 def journal_lock(path: str | Path) -> Iterator[None]:
-    """Hold an exclusive lock beside the journal, so two runs never write one journal at once.
+    """Hold an exclusive lock beside the journal, so two runs never write one journal at once; the lock file
+    is removed when the run ends (a killed run's is left, and the next run takes it over).
 
     Raises:
         InputError: another process holds the lock.
@@ -160,12 +161,22 @@ def journal_lock(path: str | Path) -> Iterator[None]:
         return
     lock = Path(f"{path}.lock")
     lock.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock, os.O_WRONLY | os.O_CREAT, 0o666)
-    try:
+    while True:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT, 0o666)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
+            os.close(fd)
             raise InputError("another judge run is writing this journal", file=str(path)) from None
+        try:  # the file locked must still be the one at the path: a run ending now removes its lock file
+            if os.stat(lock).st_ino == os.fstat(fd).st_ino:
+                break
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
         yield
     finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)  # while still held: a run waiting on this inode sees it gone and opens a new one
         os.close(fd)  # releases the lock; the kernel releases it too if the process dies

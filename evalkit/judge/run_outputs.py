@@ -13,7 +13,10 @@ repeats that decided (uncertain and error repeats abstain); the verdict written 
 ``uncertain``, blocked by the normative premise "repeats disagree: P pass, F fail of N". When every
 repeat abstained the first uncertain repeat's verdict is written; when every repeat failed, none.
 ``<out>.repeats.jsonl`` gives each item's pass rate among deciding repeats and its spread (the standard
-deviation of the pass/fail outcome across them: 0 when they agree, 0.5 at an even split).
+deviation of the pass/fail outcome across them: 0 when they agree, 0.5 at an even split). Both are of the
+judge's own answers: a pass or fail that grounding downgraded to uncertain (its refs did not resolve) still
+shows how the judge answered (``downgraded`` counts them), so a judge that said fail once and pass once is
+seen to disagree with itself even when neither answer was grounded.
 """
 
 from __future__ import annotations
@@ -171,11 +174,15 @@ def canonical_of_repeats(rows: list[tuple]) -> tuple[dict[str, Any] | None, dict
     n_pass, n_fail = results.count("pass"), results.count("fail")
     n_uncertain = results.count("uncertain")
     decided = n_pass + n_fail
-    rate = n_pass / decided if decided else None
+    answers = [_judge_answer(row) for row in rows]
+    a_pass, a_fail = answers.count("pass"), answers.count("fail")
+    rate = a_pass / (a_pass + a_fail) if a_pass + a_fail else None
     spread = math.sqrt(rate * (1 - rate)) if rate is not None else None
     stats = {"criterionId": c, "traceId": t, "repeats": len(rows), "pass": n_pass, "fail": n_fail,
              "uncertain": n_uncertain, "errors": len(rows) - n_pass - n_fail - n_uncertain,
              "passRate": rate, "spread": spread}
+    if a_pass + a_fail > decided:
+        stats["downgraded"] = a_pass + a_fail - decided
     verdict: dict[str, Any] | None
     if n_pass != n_fail:
         majority = "pass" if n_pass > n_fail else "fail"
@@ -193,11 +200,23 @@ def canonical_of_repeats(rows: list[tuple]) -> tuple[dict[str, Any] | None, dict
     return verdict, stats
 
 
+_DOWNGRADED = re.compile(r'\[verify downgrade\] was (pass|fail)')
+
+
+def _judge_answer(row: tuple) -> str | None:
+    """The judge's own answer of a repeat: its result, or the pass or fail grounding downgraded."""
+    if row[3] == "uncertain" and row[4] is not None and "[verify downgrade]" in row[4]:
+        found = _DOWNGRADED.search(row[4])
+        if found:
+            return found.group(1)
+    return row[3]
+
+
 def _write_group(rows: list[tuple], vf: Any, sf: Any, stats: RepeatStats) -> int:
     verdict, item = canonical_of_repeats(rows)
     sf.write(canonical_line(item))
     stats.items += 1
-    if item["pass"] and item["fail"]:
+    if item["spread"]:  # the judge answered both pass and fail (grounded or not)
         stats.disagreeing += 1
     stats.spread_sum += item["spread"] or 0.0
     if verdict is None:

@@ -117,6 +117,21 @@ def test_cli_sample_replay_on_two_workers_is_the_committed_demo_output(tmp_path,
 
 
 @pytest.mark.slow
+def test_an_item_the_cassette_lacks_reads_the_same_in_the_runs_file_of_both_runs(tmp_path, monkeypatch):
+    """The error row names the cassette as it was given, on local workers as in one process."""
+    monkeypatch.chdir(tmp_path)
+    lines = (SAMPLE / "judge-cassette.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    Path("cassette.jsonl").write_text("".join(lines[:-20]), encoding="utf-8")
+    common = ["--spec", str(SAMPLE / "judge-specs.yaml"), "--traces", str(SAMPLE / "traces.jsonl"), "--labels",
+              str(SAMPLE / "human-labels.jsonl"), "--provider", "replay", "--cassette", "cassette.jsonl"]
+    assert _run(*common, "--out", "one.jsonl") == 1
+    assert _run(*common, "--out", "two.jsonl", "--workers", "2", "--partition-size", "100") == 1
+    one = Path("one.runs.jsonl").read_text()
+    assert "cassette.jsonl: no reply recorded" in one and str(tmp_path) not in one
+    assert Path("two.runs.jsonl").read_text() == one
+
+
+@pytest.mark.slow
 def test_cli_on_a_running_scheduler_writes_the_same_files(tmp_path, client, capsys):
     """--scheduler: the client reads the traces and gets the rows back; partition journals are the workers'
     own, for the length of a task. With repeats: the majority verdicts and the repeats sidecar too."""
@@ -134,7 +149,7 @@ def test_cli_on_a_running_scheduler_writes_the_same_files(tmp_path, client, caps
     for sidecar in ("runs", "repeats"):
         assert out.with_name(f"v.{sidecar}.jsonl").read_bytes() == one.with_name(f"one.{sidecar}.jsonl").read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "one.journal.jsonl", "one.journal.jsonl.lock", "one.jsonl", "one.repeats.jsonl", "one.runs.jsonl",
+        "one.journal.jsonl", "one.jsonl", "one.repeats.jsonl", "one.runs.jsonl",  # no .lock left behind
         "v.jsonl", "v.repeats.jsonl", "v.runs.jsonl"]
 
 

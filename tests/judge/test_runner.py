@@ -273,3 +273,20 @@ def test_a_complete_final_line_the_strict_reader_refuses_is_an_error_as_in_every
     journal.write_bytes(journal.read_bytes() + b'{"b":1,"b":2}')
     with pytest.raises(InputError, match=r"v.journal.jsonl"):
         run_judge([judge_prompt("t1")], ScriptedProvider(_by_expect), out=out, progress=False)
+
+
+def test_the_spread_of_repeats_counts_answers_grounding_downgraded(tmp_path):
+    """fail then pass, neither citing a ref that resolves: both verdicts become uncertain, but the judge
+    disagreed with itself, and the repeats file says so (spread 0.5, not null)."""
+    from evalkit.judge import verifier
+    from tests.judge.traces import leasing_trace
+
+    trace = leasing_trace("t1")
+    answers = [json.dumps(judge_output(result, "t1")) for result in ("fail", "pass")]
+    prompt = judge_prompt("t1")._replace(trace_id="t1")
+    summary = run_judge([prompt], ScriptedProvider(answers), out=tmp_path / "v.jsonl", repeats=2, concurrency=1,
+                        verify=verifier({"t1": trace}), progress=False)
+    [stats] = _read(tmp_path / "v.repeats.jsonl")
+    assert (stats["pass"], stats["fail"], stats["uncertain"]) == (0, 0, 2)
+    assert stats["spread"] == 0.5 and stats["passRate"] == 0.5 and stats["downgraded"] == 2
+    assert summary.repeat_stats.disagreeing == 1
