@@ -119,6 +119,17 @@ def _check_build() -> None:
         raise InputError(problem)
 
 
+def _die_with_parent() -> None:
+    """In the server's process, before it starts (Linux): be killed when the process that started it dies,
+    however it dies, so no model server outlives the command it served."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -161,7 +172,8 @@ def local_judge_server(model: str | Path | None = None, *, port: int | None = No
                "--n_threads_batch", str(threads), "--model_alias", MODEL_ALIAS]
     state.log.parent.mkdir(parents=True, exist_ok=True)
     with open(state.log, "wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                   preexec_fn=_die_with_parent if sys.platform == "linux" else None)
     state.process, state.stopping = process, False
     url = f"http://127.0.0.1:{port}/v1"
     stopping = threading.Event()
@@ -252,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"local judge: {s.describe_death()}", file=sys.stderr, flush=True)
 
     state = ServerState(Path(args.log or "."), on_death=tell)
+    # Stopped with SIGTERM: unwind, so the command is killed and the server stopped (not left running).
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         with local_judge_server(args.model, port=args.port, log=args.log, state=state, n_ctx=args.n_ctx) as url:
             print(f"local judge: {MODEL_ALIAS} at {url}, log {state.log}", file=sys.stderr)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 
 import pytest
 
@@ -42,7 +43,7 @@ input:
 def server_url():
     from evalkit.judge.local_server import local_judge_server
 
-    with local_judge_server(n_ctx=4096) as url:
+    with local_judge_server() as url:  # n_ctx 8192: the context the price table gives smollm2-135m
         yield url
 
 
@@ -56,18 +57,25 @@ def test_smollm2_judges_a_trace_over_real_http(server_url, tmp_path, capsys, mon
     spec = tmp_path / "judge.yaml"
     spec.write_text(SPEC, encoding="utf-8")
     out = tmp_path / "verdicts.jsonl"
-    code = main(["judge", "run", "--spec", str(spec), "--traces", str(traces), "--out", str(out),
-                 "--provider", "openai", "--model", "smollm2-135m", "--base-url", server_url,
-                 "--concurrency", "1", "--timeout", "1200", "--no-progress"])
+    args = ["judge", "run", "--spec", str(spec), "--traces", str(traces), "--out", str(out), "--provider", "openai",
+            "--model", "smollm2-135m", "--base-url", server_url, "--concurrency", "1", "--timeout", "1200",
+            "--no-progress"]
+    assert main([*args, "--estimate"]) == 0
+    estimated = capsys.readouterr().out
+    assert "server /extras/tokenize/count" in estimated  # the server's own tokenizer, not an estimate
+    counted = int(re.search(r"in all: 1 calls, input tokens (\d+)", estimated)[1])
+    code = main(args)
     printed = capsys.readouterr().out
     runs = [json.loads(line) for line in out.with_name("verdicts.runs.jsonl").read_text().splitlines()]
     assert len(runs) == 1, printed
     run = runs[0]
     print(f"\nlocal judge: {printed.strip()}\nrun record: {json.dumps(run)}")  # CI's log keeps the figures
     assert run["structuredOutput"] == "json_object", run  # json_schema was refused with a 500, then this
-    assert run["model"] == "smollm2-135m" and run["costUsd"] is None  # no price for a local model: unknown
+    assert run["model"] == "smollm2-135m" and run["costUsd"] == 0  # /v1/models confirmed it; the table: free
     assert run["inputTokens"] > 500 and run["outputTokens"] > 0, run  # counted by the server, not estimated
     assert run["attempts"] >= 2  # the refused json_schema call counts
+    if run["attempts"] == 2:  # one call answered (no correction turn): its prompt is what was counted
+        assert abs(counted - run["inputTokens"]) <= 0.10 * run["inputTokens"], (counted, run["inputTokens"])
     if run["result"] is None:  # a 135M model may fail the schema twice: an error row, never a made-up verdict
         assert code == 1 and run["error"] and out.read_text() == ""
     else:

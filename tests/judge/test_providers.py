@@ -88,7 +88,14 @@ def test_llama_cpp_refusal_of_json_schema_steps_down_to_json_object_with_schema(
     formats = [body.get("response_format", {}).get("type") for _, body in server.requests]
     # One refusal (HTTP 500 naming response_format), then every call goes straight to json_object.
     assert formats == ["json_schema"] + ["json_object"] * 6
-    assert all(body["response_format"]["schema"] == JUDGE_OUTPUT_SCHEMA for _, body in server.requests[1:])
+    # The grammar's schema: the reply schema with its free text bounded, so a small model's reply ends
+    sent = server.requests[1][1]["response_format"]["schema"]
+    assert all(body["response_format"]["schema"] == sent for _, body in server.requests[1:])
+    assert sent["properties"]["critique"]["maxLength"] == 1000 and sent["properties"]["refs"]["maxItems"] == 4
+    assert sent["properties"]["result"] == JUDGE_OUTPUT_SCHEMA["properties"]["result"]  # an enum: unbounded
+    unbounded = json.loads(json.dumps(sent).replace(', "maxLength": 1000', "").replace(', "maxLength": 240', "")
+                           .replace(', "maxItems": 4', ""))
+    assert unbounded == JUDGE_OUTPUT_SCHEMA
     assert "JSON Schema" in server.requests[1][1]["messages"][0]["content"]  # inline too, as a fallback
     assert summary.verdicts == 6 and summary.errors == 0
     assert summary.calls == len(server.requests) == 7 and summary.retries == {"structured-output-refused": 1}

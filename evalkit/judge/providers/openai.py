@@ -7,7 +7,10 @@ says it cannot (the step is kept for the rest of the run):
 1. ``response_format: {"type": "json_schema", ...}`` (OpenAI, vLLM, recent llama.cpp, Ollama);
 2. ``response_format: {"type": "json_object", "schema": ...}`` (llama.cpp server builds that refuse
    ``json_schema`` with an HTTP 500 "response_format type must be one of ..." but constrain
-   ``json_object`` to the schema given beside it);
+   ``json_object`` to the schema given beside it). That schema is the reply schema with its free text
+   bounded (:func:`bounded_schema`): the server compiles it into a grammar, and a small model held to a
+   grammar but not to a length writes its critique until the reply's cap cuts it off (SmolLM2-135M did:
+   1,023 tokens, three minutes a call here, and then no valid reply at all);
 3. the schema inline in the prompt, no ``response_format``.
 
 A refusal is an HTTP 400/422/500/501 whose message names ``response_format`` or ``json_schema``; any
@@ -50,6 +53,30 @@ def strict_compatible(schema: Any) -> bool:
     if isinstance(schema, list):
         return all(strict_compatible(v) for v in schema)
     return True
+
+
+CRITIQUE_CHARS = 1000
+"""The longest critique a grammar lets a model write (about 250 tokens): ample for one binary criterion."""
+TEXT_CHARS = 240
+"""The longest other free text (a cited value, an assumption, what blocked the verdict)."""
+LIST_ITEMS = 4
+"""The most refs or assumptions a grammar lets a model write."""
+
+
+def bounded_schema(schema: Any, name: str = "") -> Any:
+    """``schema`` with every free-text string given a ``maxLength`` and every array a ``maxItems``, so a
+    grammar built from it ends well within the reply's cap (the bounds fit 1024 tokens together)."""
+    if isinstance(schema, list):
+        return [bounded_schema(v, name) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: bounded_schema(v, k) if k not in ("properties",) else
+           {p: bounded_schema(sub, p) for p, sub in v.items()} for k, v in schema.items()}
+    if out.get("type") == "string" and "enum" not in out and "maxLength" not in out:
+        out["maxLength"] = CRITIQUE_CHARS if name == "critique" else TEXT_CHARS
+    if out.get("type") == "array" and "maxItems" not in out:
+        out["maxItems"] = LIST_ITEMS
+    return out
 
 
 def _refuses_mode(status: int, message: str) -> bool:
@@ -147,7 +174,7 @@ class OpenAIProvider:
                 fmt: dict[str, Any] = {"type": "json_schema", "json_schema": {
                     "name": SCHEMA_NAME, "schema": schema, "strict": strict_compatible(schema)}}
             else:
-                fmt = {"type": "json_object", "schema": schema}
+                fmt = {"type": "json_object", "schema": bounded_schema(schema)}
             entry = (schema, fmt, _dumps(fmt))
             self._formats[(id(schema), mode)] = entry
         return entry[1], entry[2]
@@ -318,4 +345,4 @@ def _reply(message: dict[str, Any] | None, usage: dict[str, Any] | None, mode: S
                          output_tokens=usage.get("completion_tokens") if usage else None)
 
 
-__all__ = ["DEFAULT_MAX_TOKENS", "MODES", "OpenAIProvider", "ProviderError", "strict_compatible"]
+__all__ = ["DEFAULT_MAX_TOKENS", "MODES", "OpenAIProvider", "ProviderError", "bounded_schema", "strict_compatible"]
