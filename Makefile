@@ -64,8 +64,9 @@ demo: $(STAMP)
 
 # The sample's judges run by a real model on this machine (llama.cpp server, SmolLM2-135M), then calibrated.
 # A 135M model is a poor judge; this shows the loop run for real. The first LIMIT traces that have human
-# labels (so calibrate has pairs), one to two minutes a call on 2 cores. It fails when the judge run or a
-# calibration fails (a server crash included: its log is kept in $(LOCAL_OUT)/llama-server.log).
+# labels (so calibrate has pairs), about a minute a call on 2 cores. It fails when the judge run or a
+# calibration fails (a server crash included: its log is kept in $(LOCAL_OUT)/llama-server.log); a reply
+# the 135M model leaves invalid after the correction is an error row it reports, not a failure of the run.
 LIMIT ?= 4
 LOCAL_OUT := reports/sample-local-judge
 # llama.cpp compiles for the machine it is built on by default (GGML_NATIVE): a build made where AMX or
@@ -89,7 +90,7 @@ demo-local-judge: $(LOCAL_STAMP)
 	    $(BIN)/evalkit judge run --spec data/sample/judge-specs.yaml --traces data/sample/traces.jsonl \
 	    --labels data/sample/human-labels.jsonl --labelled-only --limit $(LIMIT) \
 	    --out $(LOCAL_OUT)/criterion-verdicts.jsonl --provider openai --model smollm2-135m \
-	    --base-url '{base_url}' --concurrency 1 --timeout 1800
+	    --base-url '{base_url}' --concurrency 1 --timeout 1800 --allow-invalid-replies
 	set -e; for c in grounded-policy escalation-correct; do \
 	    $(BIN)/evalkit calibrate --labels data/sample/human-labels.jsonl \
 	        --verdicts $(LOCAL_OUT)/criterion-verdicts.jsonl --criterion $$c; done

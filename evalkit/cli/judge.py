@@ -16,6 +16,9 @@ from evalkit.cli.cluster import add_cluster_arguments, on_cluster
 from evalkit.cli.judge_audit import add_audit_parser
 from evalkit.errors import InputError
 
+INVALID_REPLY = "invalid reply after the correction"
+"""The error cause (:data:`evalkit.judge.run_control.CAUSES`) that --allow-invalid-replies lets pass."""
+
 DEFAULT_TIMEOUT = 300.0
 """Seconds per judge call: a call to a 135M local model on a leasing trace took 96 s here."""
 
@@ -114,7 +117,8 @@ def _confirm(estimate: Any) -> bool:
     return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
-def _closing(summary: Any, head: str, checked: Any = None, mode: str = "refs") -> int:
+def _closing(summary: Any, head: str, checked: Any = None, mode: str = "refs",
+             allow_invalid: bool = False) -> int:
     print(f"{head}: {summary.describe()}")
     print("\n".join(_criterion_lines(summary.runs_path)))
     if checked is not None:
@@ -130,7 +134,10 @@ def _closing(summary: Any, head: str, checked: Any = None, mode: str = "refs") -
         print("\n".join(summary.tally.lines()), file=sys.stderr)
     if summary.stopped:
         print(f"stopped early: {summary.stopped}; rerun the same command to finish", file=sys.stderr)
-    return 1 if summary.errors or summary.not_run else 0
+    errors = summary.errors
+    if allow_invalid:  # a small model's invalid replies are its verdict on itself, not the run's failure
+        errors -= summary.tally.counts.get(INVALID_REPLY, 0)
+    return 1 if errors or summary.not_run else 0
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -191,7 +198,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if cache is not None:
                 cache.close()
     return _closing(summary, f"{len(specs)} criteria x {len(traces)} traces via {provider.name} {provider.model}",
-                    checked, mode)
+                    checked, mode, args.allow_invalid_replies)
 
 
 def _judged_traces(args: argparse.Namespace, labels: list[Any] | None) -> list[Any]:
@@ -222,7 +229,8 @@ def _run_on_cluster(args: argparse.Namespace, specs: list[Any], prices: Any, pin
         cassette=args.cassette, timeout=args.timeout, cache=args.cache, prices=prices, repeats=args.repeats,
         concurrency=args.concurrency, progress=progress, announce=announce, context_window=args.context_window,
         strict_model=args.strict_model, retry_errors=args.retry_errors, warn=_warn)
-    return _closing(summary, f"{len(specs)} criteria x {traces} traces via {name} {model} on Dask")
+    return _closing(summary, f"{len(specs)} criteria x {traces} traces via {name} {model} on Dask",
+                    allow_invalid=args.allow_invalid_replies)
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
@@ -384,6 +392,9 @@ def add_judge_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--retry-errors", action="store_true",
                    help="ask again the items an earlier run ended in a deterministic error (a prompt over the "
                         "context, a reply invalid after the correction), which are otherwise kept, not re-paid")
+    p.add_argument("--allow-invalid-replies", action="store_true",
+                   help="items whose reply is still invalid after the correction (a small model's) stay error "
+                        "rows but do not make the exit code 1; any other error still does")
     p.add_argument("--strict-model", action="store_true",
                    help="a model the server does not list at /v1/models is an error (default: a warning, and "
                         "its replies are not priced)")

@@ -93,6 +93,8 @@ def test_llama_cpp_refusal_of_json_schema_steps_down_to_json_object_with_schema(
     assert all(body["response_format"]["schema"] == sent for _, body in server.requests[1:])
     assert sent["properties"]["critique"]["maxLength"] == 1000 and sent["properties"]["refs"]["maxItems"] == 4
     assert sent["properties"]["result"] == JUDGE_OUTPUT_SCHEMA["properties"]["result"]  # an enum: unbounded
+    assert sent["properties"]["confidence"]["enum"] == [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    del sent["properties"]["confidence"]["enum"]
     unbounded = json.loads(json.dumps(sent).replace(', "maxLength": 1000', "").replace(', "maxLength": 240', "")
                            .replace(', "maxItems": 4', ""))
     assert unbounded == JUDGE_OUTPUT_SCHEMA

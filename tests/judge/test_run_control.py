@@ -159,3 +159,12 @@ def test_a_model_the_server_does_not_list_is_warned_of_and_not_priced(files, ser
     asked = len(server.requests)
     assert _run(files, server.url + "/v1", "--strict-model", model="gpt-4o") == 1
     assert len(server.requests) == asked and "--strict-model" in capsys.readouterr().err
+
+
+def test_allow_invalid_replies_lets_a_small_models_invalid_replies_pass_but_nothing_else(files, server, capsys):
+    server.faults = {"t1": ["not-json"] * 3}  # the first may be spent on the json_schema refusal
+    assert _run(files, server.url + "/v1", "--allow-invalid-replies") == 0
+    assert "1 invalid reply after the correction, e.g. pet-fee-grounded on t1" in capsys.readouterr().err
+    files["out"].with_name("verdicts.journal.jsonl").unlink()  # judged from scratch
+    server.faults = {"t2": ["401"] * 10}  # any other error still fails the run
+    assert _run(files, server.url + "/v1", "--allow-invalid-replies") == 1

@@ -61,11 +61,14 @@ TEXT_CHARS = 240
 """The longest other free text (a cited value, an assumption, what blocked the verdict)."""
 LIST_ITEMS = 4
 """The most refs or assumptions a grammar lets a model write."""
+CONFIDENCES = [i / 10 for i in range(11)]
+"""The confidences a grammar lets a model write (0 to 1 by tenths: llama.cpp's grammars have no maximum)."""
 
 
 def bounded_schema(schema: Any, name: str = "") -> Any:
     """``schema`` with every free-text string given a ``maxLength`` and every array a ``maxItems``, so a
-    grammar built from it ends well within the reply's cap (the bounds fit 1024 tokens together)."""
+    grammar built from it ends well within the reply's cap (the bounds fit 1024 tokens together), and the
+    confidence one of 0, 0.1, ..., 1."""
     if isinstance(schema, list):
         return [bounded_schema(v, name) for v in schema]
     if not isinstance(schema, dict):
@@ -76,6 +79,8 @@ def bounded_schema(schema: Any, name: str = "") -> Any:
         out["maxLength"] = CRITIQUE_CHARS if name == "critique" else TEXT_CHARS
     if out.get("type") == "array" and "maxItems" not in out:
         out["maxItems"] = LIST_ITEMS
+    if name == "confidence" and out.get("type") == "number" and "enum" not in out:
+        out["enum"] = CONFIDENCES  # grammars cannot bound a number: a small model wrote 5 here
     return out
 
 
