@@ -2,7 +2,7 @@
 
 Per criterion: the items, those the journal or the cache already answers (no call), those decided
 without a call (an unbound term), those that would not fit the model's context (refused, no call), and
-the calls left, with their prompts' input tokens counted (:mod:`evalkit.judge.tokens`: the tokenizer's
+the calls left, with their prompts' input tokens counted (:mod:`evalkit.judge.providers.tokens`: the tokenizer's
 name says whether it is exact or an estimate) and the replies' tokens at most the cap each. The cost is
 a range: the input alone, and the input with every reply at its cap; unknown without a price.
 """
@@ -17,7 +17,7 @@ from typing import Any
 from evalkit.judge.cache import JudgeCache, key_maker
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.journal import iter_journal
-from evalkit.judge.tokens import TokenCounter, fits
+from evalkit.judge.providers.tokens import TokenCounter, fits
 
 
 @dataclass

@@ -21,9 +21,9 @@ from evalkit.judge.grounding import verifier
 from evalkit.judge.model_check import check_model
 from evalkit.judge.prompt import JudgePrompt, build_prompts, check_label_proxies
 from evalkit.judge.providers.base import Provider
+from evalkit.judge.providers.tokens import TokenCount, TokenCounter, fits, token_counter
 from evalkit.judge.run_outputs import JudgeRunSummary, sidecar_paths
 from evalkit.judge.runner import run_coroutine, run_judge
-from evalkit.judge.tokens import TokenCount, TokenCounter, fits, token_counter
 
 Work = Sequence[tuple[JudgeSpec, Sequence[Trace]]]
 """Each spec with the traces it judges, in the order the prompts are built."""
@@ -73,7 +73,7 @@ class JudgeSetup:
 def judge_setup(provider: Provider, prices: PriceTable | None = None, *, context_window: int | None = None,
                 strict_model: bool = False, warn: Callable[[str], None] | None = None) -> JudgeSetup:
     """Check the model with its server (:func:`~evalkit.judge.model_check.check_model`), choose the token
-    counter (:func:`~evalkit.judge.tokens.token_counter`) and the context window: ``context_window``, else
+    counter (:func:`~evalkit.judge.providers.tokens.token_counter`) and the context window: ``context_window``, else
     the price table's for a confirmed model, else unknown (until a context overflow names it)."""
     prices = prices or PriceTable.load()
     checked = check_model(provider, prices, strict=strict_model, warn=warn)

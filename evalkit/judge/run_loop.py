@@ -31,6 +31,7 @@ from evalkit.judge.journal import (
     journal_header,
 )
 from evalkit.judge.providers.base import Provider
+from evalkit.judge.providers.tokens import ServerCounter, TokenCounter, fits
 from evalkit.judge.run_control import Budget, TransportWatch
 from evalkit.judge.run_outputs import (
     FinishedItems,
@@ -41,7 +42,6 @@ from evalkit.judge.run_outputs import (
     sidecar_paths,
     verdict_obj,
 )
-from evalkit.judge.tokens import ServerCounter, TokenCounter, fits
 
 Verify = Callable[[Any, CriterionVerdict], CriterionVerdict]
 CACHE_BATCH = 256

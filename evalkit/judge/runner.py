@@ -36,9 +36,9 @@ from evalkit.judge.calls import RetryPolicy, Sleep
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.journal import journal_lock
 from evalkit.judge.providers.base import Provider
+from evalkit.judge.providers.tokens import TokenCounter
 from evalkit.judge.run_loop import RunLoop, Verify
 from evalkit.judge.run_outputs import JudgeRunSummary, sidecar_paths, verdict_obj
-from evalkit.judge.tokens import TokenCounter
 
 T = TypeVar("T")
 

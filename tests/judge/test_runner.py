@@ -20,8 +20,8 @@ from evalkit.errors import InputError
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.output import to_verdict
 from evalkit.judge.providers import ProviderReply, ScriptedProvider
+from evalkit.judge.providers.tokens import TokenCounter
 from evalkit.judge.runner import run_judge, verdict_obj
-from evalkit.judge.tokens import TokenCounter
 from tests.judge.servers import JudgeServer, judge_output, judge_prompt
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,6 +7,8 @@ validates like any other.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from typing import Any
 
 from evalkit.errors import TransientError
@@ -19,6 +21,7 @@ from evalkit.judge.providers.base import (
     error_message,
     retry_after_seconds,
 )
+from evalkit.judge.providers.tokens import TokenCount, TokenCounter
 
 
 class AnthropicProvider:
@@ -72,8 +75,6 @@ class AnthropicProvider:
 
     def token_counter(self) -> Any:
         """Anthropic's own count of a prompt (``/v1/messages/count_tokens``: free, exact, one request)."""
-        from evalkit.judge.tokens import AnthropicCounter
-
         return AnthropicCounter(self.model, api_key=self._api_key, base_url=self.base_url,
                                 timeout=min(self.timeout, 60.0))
 
@@ -110,3 +111,27 @@ def _reply(response: Any) -> ProviderReply:
     return ProviderReply(text=text, mode=mode,  # type: ignore[arg-type]
                          input_tokens=getattr(usage, "input_tokens", None) if usage else None,
                          output_tokens=getattr(usage, "output_tokens", None) if usage else None)
+
+
+class AnthropicCounter(TokenCounter):
+    """Anthropic's token counting endpoint (``/v1/messages/count_tokens``), through the official client: the
+    request's own count, system, turns and tool included."""
+
+    method = "Anthropic /v1/messages/count_tokens"
+    whole_request = True
+
+    def __init__(self, model: str, *, api_key: str, base_url: str | None, timeout: float) -> None:
+        import anthropic
+
+        self.model = model
+        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=2, timeout=timeout)
+
+    async def count(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None = None, *,
+                    mode: str | None = None) -> TokenCount:
+        return TokenCount(await asyncio.to_thread(self._count, list(messages), schema or {}), self.method)
+
+    def _count(self, messages: list[dict[str, Any]], schema: dict[str, Any]) -> int:
+        return int(self._client.messages.count_tokens(**prompt_parts(self.model, messages, schema)).input_tokens)
+
+    async def aclose(self) -> None:
+        self._client.close()

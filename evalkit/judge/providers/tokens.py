@@ -118,32 +118,6 @@ class ServerCounter(TokenCounter):
         return int(reply["count"]) if "count" in reply else len(reply["tokens"])
 
 
-class AnthropicCounter(TokenCounter):
-    """Anthropic's token counting endpoint (``/v1/messages/count_tokens``), through the official client: the
-    request's own count, system, turns and tool included."""
-
-    method = "Anthropic /v1/messages/count_tokens"
-    whole_request = True
-
-    def __init__(self, model: str, *, api_key: str, base_url: str | None, timeout: float) -> None:
-        import anthropic
-
-        self.model = model
-        self._client = anthropic.Anthropic(api_key=api_key, base_url=base_url, max_retries=2, timeout=timeout)
-
-    async def count(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None = None, *,
-                    mode: str | None = None) -> TokenCount:
-        return TokenCount(await asyncio.to_thread(self._count, list(messages), schema or {}), self.method)
-
-    def _count(self, messages: list[dict[str, Any]], schema: dict[str, Any]) -> int:
-        from evalkit.judge.providers.anthropic import prompt_parts
-
-        return int(self._client.messages.count_tokens(**prompt_parts(self.model, messages, schema)).input_tokens)
-
-    async def aclose(self) -> None:
-        self._client.close()
-
-
 TIKTOKEN_PREFIXES = {"gpt-4o": "o200k_base", "gpt-4.1": "o200k_base", "gpt-4.5": "o200k_base", "gpt-5": "o200k_base",
                      "o1": "o200k_base", "o3": "o200k_base", "o4": "o200k_base", "gpt-4": "cl100k_base",
                      "gpt-3.5": "cl100k_base"}
@@ -224,5 +198,5 @@ def fits(count: TokenCount, max_tokens: int, context: int | None) -> str | None:
             f"> the context window of {context}")
 
 
-__all__ = ["CHARS_PER_TOKEN", "AnthropicCounter", "ServerCounter", "TiktokenCounter", "TokenCount", "TokenCounter", "fits",
+__all__ = ["CHARS_PER_TOKEN", "ServerCounter", "TiktokenCounter", "TokenCount", "TokenCounter", "fits",
            "token_counter"]
