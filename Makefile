@@ -72,14 +72,15 @@ LOCAL_OUT := reports/sample-local-judge
 # llama.cpp compiles for the machine it is built on by default (GGML_NATIVE): a build made where AMX or
 # AVX-512 exist crashes where they do not (or where the kernel does not enable AMX). Built instead for a
 # portable x86-64 baseline: AVX2, FMA, F16C and BMI2 (Haswell, 2013, and every Zen), no AVX-512, no AMX.
-# CMAKE_ARGS reaches llama.cpp's CMake through pip; --no-binary builds from source, never a prebuilt wheel
-# built for another machine. About 20 minutes on 2 cores, once.
+# CMAKE_ARGS reaches llama.cpp's CMake through pip (PyPI has its source only); about 20 minutes on 2 cores,
+# once: pip keeps the wheel it built and reuses it. A wheel built before without these flags would be reused
+# too: `python -m evalkit.judge.local_server` refuses an AMX build where the kernel has no AMX, and prints
+# the command that rebuilds it.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON \
                     -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 LOCAL_STAMP := $(VENV)/.evalkit-local-judge
 $(LOCAL_STAMP): $(STAMP)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet --no-binary llama-cpp-python \
-	    -e ".[local-judge]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/python -m pip install --quiet -e ".[local-judge]"
 	@touch $(LOCAL_STAMP)
 
 local-judge: $(LOCAL_STAMP)

@@ -28,6 +28,11 @@ Memory: the cache replay run in a fresh process at 10,000 and 100,000 prompts; t
 heap (tracemalloc) and the process's peak RSS are printed for each (target: independent of the number
 of prompts).
 
+End to end: ``evalkit judge run`` as a user runs it (a new process: start-up, reading 2,000 traces,
+building their prompts, the model check, the calls, the outputs) against the fake server at 200 ms a
+call and concurrency 64. Printed: the wall time against the ideal (2,000 x 0.2 s / 64 = 6.25 s), the
+command's start-up (``judge run --help``), and the fixed cost left: wall - ideal - start-up.
+
 Run: ``python -m benchmarks.bench_judge [--items 1000] [--replay 100000]``.
 """
 
@@ -176,11 +181,58 @@ def memory(sizes: tuple[int, ...]) -> dict[int, str]:
     return out
 
 
+E2E_LATENCY = 0.2
+E2E_SPEC = """id: pet-fee-grounded
+criterion: Every fee the assistant states is backed by a tool output.
+pass: Every fee stated appears in a tool output of the trace.
+fail: A fee is stated that no tool output contains.
+input:
+  trace: [input, output]
+"""
+
+
+def end_to_end(items: int, transport: str = "http") -> dict[str, float]:
+    """``evalkit judge run`` in its own process on ``items`` traces, 200 ms a call, concurrency 64."""
+    sys.path.insert(0, str(ROOT))
+    from evalkit.traces import write_jsonl
+    from tests.judge.traces import leasing_trace
+
+    proc = subprocess.Popen([sys.executable, "-m", "tests.judge.servers", "--latency", str(E2E_LATENCY)], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{proc.stdout.readline().strip()}/v1"  # type: ignore[union-attr]
+    env = {**os.environ, "OPENAI_API_KEY": "sk-bench"}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            write_jsonl([leasing_trace(f"t{i:05d}", reply=f"The pet fee is 300 dollars. item=t{i:05d}")
+                         for i in range(items)], folder / "traces.jsonl")
+            (folder / "spec.yaml").write_text(E2E_SPEC, encoding="utf-8")
+            command = [sys.executable, "-m", "evalkit.cli", "judge", "run", "--spec", str(folder / "spec.yaml"),
+                       "--traces", str(folder / "traces.jsonl"), "--out", str(folder / "v.jsonl"), "--provider",
+                       "openai", "--model", "m", "--base-url", url, "--concurrency", str(CONCURRENCY),
+                       "--transport", transport, "--no-progress"]
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "evalkit.cli", "judge", "run", "--help"], env=env, check=True,
+                           stdout=subprocess.DEVNULL)
+            startup = time.perf_counter() - started
+            started = time.perf_counter()
+            done = subprocess.run(command, env=env, capture_output=True, text=True)
+            wall = time.perf_counter() - started
+            assert done.returncode == 0, done.stderr + done.stdout
+    finally:
+        proc.terminate()
+        proc.wait()
+    ideal = items * E2E_LATENCY / CONCURRENCY
+    return {"wall": wall, "ideal": ideal, "ratio": ideal / wall, "startup": startup,
+            "fixed": wall - ideal - startup}
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--replay", type=int, default=100_000)
-    parser.add_argument("--only", choices=("speed", "replay"), default=None, help="run one part")
+    parser.add_argument("--only", choices=("speed", "replay", "e2e"), default=None, help="run one part")
+    parser.add_argument("--e2e-items", type=int, default=2000)
     parser.add_argument("--runs", type=int, default=1, help="measure the http transport's speed this many times")
     parser.add_argument("--memory-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -203,6 +255,14 @@ def main(argv: list[str] | None = None) -> None:
         o = runner_overhead(args.items)
         print(f"judge calls (runner only, scripted 50 ms judge): {o['wall']:.3f}s vs ideal {o['ideal']:.3f}s "
               f"-> ratio {o['ratio']:.3f}; CPU per call {o['cpu_ms_per_call']:.2f} ms; load average {load:.1f}")
+    if args.only in (None, "e2e"):
+        for transport in ("http", "sdk"):
+            load = os.getloadavg()[0]
+            e = end_to_end(args.e2e_items, transport)
+            print(f"judge run end to end (a new process, transport {transport}): {args.e2e_items} traces, "
+                  f"{E2E_LATENCY * 1000:.0f} ms latency, concurrency {CONCURRENCY}: {e['wall']:.2f}s vs ideal "
+                  f"{e['ideal']:.2f}s -> {e['ratio']:.2f} of ideal; start-up {e['startup']:.2f}s, fixed cost "
+                  f"beyond it {e['fixed']:.2f}s; load average {load:.1f}")
     if args.only in (None, "replay"):
         with tempfile.TemporaryDirectory() as tmp:
             r = replay(args.replay, Path(tmp))
