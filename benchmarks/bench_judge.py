@@ -31,7 +31,8 @@ of prompts).
 End to end: ``evalkit judge run`` as a user runs it (a new process: start-up, reading 2,000 traces,
 building their prompts, the model check, the calls, the outputs) against the fake server at 200 ms a
 call and concurrency 64. Printed: the wall time against the ideal (2,000 x 0.2 s / 64 = 6.25 s), the
-command's start-up (``judge run --help``), and the fixed cost left: wall - ideal - start-up.
+command's start-up (``judge run --help``), the fixed cost left (wall - ideal - start-up), and the command's
+CPU time, which a loaded machine changes far less than the wall time.
 
 Run: ``python -m benchmarks.bench_judge [--items 1000] [--replay 100000]``.
 """
@@ -215,16 +216,18 @@ def end_to_end(items: int, transport: str = "http") -> dict[str, float]:
             subprocess.run([sys.executable, "-m", "evalkit.cli", "judge", "run", "--help"], env=env, check=True,
                            stdout=subprocess.DEVNULL)
             startup = time.perf_counter() - started
-            started = time.perf_counter()
+            started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             done = subprocess.run(command, env=env, capture_output=True, text=True)
             wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
             assert done.returncode == 0, done.stderr + done.stdout
     finally:
         proc.terminate()
         proc.wait()
     ideal = items * E2E_LATENCY / CONCURRENCY
     return {"wall": wall, "ideal": ideal, "ratio": ideal / wall, "startup": startup,
-            "fixed": wall - ideal - startup}
+            "fixed": wall - ideal - startup, "cpu": cpu}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -262,7 +265,7 @@ def main(argv: list[str] | None = None) -> None:
             print(f"judge run end to end (a new process, transport {transport}): {args.e2e_items} traces, "
                   f"{E2E_LATENCY * 1000:.0f} ms latency, concurrency {CONCURRENCY}: {e['wall']:.2f}s vs ideal "
                   f"{e['ideal']:.2f}s -> {e['ratio']:.2f} of ideal; start-up {e['startup']:.2f}s, fixed cost "
-                  f"beyond it {e['fixed']:.2f}s; load average {load:.1f}")
+                  f"beyond it {e['fixed']:.2f}s; the command's CPU {e['cpu']:.2f}s; load average {load:.1f}")
     if args.only in (None, "replay"):
         with tempfile.TemporaryDirectory() as tmp:
             r = replay(args.replay, Path(tmp))
