@@ -169,7 +169,7 @@ class JudgeServer:
                 and (body.get("response_format") or {}).get("type") == "json_schema":
             return 500, {}, _error(500, LLAMA_CPP_REFUSAL), self.latency
         if self.script is not None and path.endswith("/chat/completions"):
-            return 200, {}, _openai(body, self.script(body.get("messages", []))), self.latency
+            return 200, {}, _openai(body, self.script(body.get("messages", [])), prompt), self.latency
         output: Any = judge_output(expect, item)
         if fault == "bad-output":
             output = {"critique": "", "result": "maybe"}
