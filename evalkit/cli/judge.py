@@ -264,6 +264,11 @@ def _cmd_prompt(args: argparse.Namespace) -> int:
     _warn_examples(specs)
     pin = _pin(args, specs) if args.provider or args.model or any(s.judge for s in specs) else None
     sizes = prompt_sizes(prompts, pin, base_url=args.base_url, context_window=args.context_window)
+    for p, size in zip(prompts, sizes, strict=True):
+        if size.refused is not None and p.pre_verdict is None:
+            print(f"warning: the {p.criterion_id} prompt for trace {p.trace_id} is about {size.count.tokens} "
+                  f"tokens ({size.count.method}): with the reply's cap of {size.cap} it does not fit the context "
+                  f"window of {size.context}, and judge run refuses it before calling", file=sys.stderr)
     if args.json:
         sys.stdout.write(canonical_dumps([{"criterionId": p.criterion_id, "traceId": p.trace_id,
                                            "digest": p.digest, "messages": list(p.messages), "schema": p.schema,
