@@ -21,7 +21,7 @@ from evalkit.judge.cost import PriceTable
 from evalkit.judge.output import to_verdict
 from evalkit.judge.providers import ProviderReply, ScriptedProvider
 from evalkit.judge.providers.tokens import TokenCounter
-from evalkit.judge.runner import run_judge, verdict_obj
+from evalkit.judge.runner import run_coroutine, run_judge, verdict_obj
 from tests.judge.servers import JudgeServer, judge_output, judge_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -136,7 +136,7 @@ def test_repeats_canonical_verdict_pass_rate_and_spread(tmp_path):
 def test_budget_reserves_each_call_and_ends_within_one_call_of_it(tmp_path):
     """Calls in flight count against the budget: four slots do not start four calls a budget of 3.5 pays."""
     prompts = [judge_prompt(f"t{i}") for i in range(10)]
-    tokens = asyncio.run(TokenCounter().count(prompts[0].messages, prompts[0].schema)).tokens
+    tokens = run_coroutine(TokenCounter().count(prompts[0].messages, prompts[0].schema)).tokens
     per_call = tokens * 1_000.0 / 1_000_000  # the estimate and the real cost agree: no output price
     prices = PriceTable({"priced": (1_000.0, 0.0)})
     provider = ScriptedProvider(_by_expect, model="priced", tokens=(tokens, 20))
