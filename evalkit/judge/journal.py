@@ -25,7 +25,7 @@ from typing import Any
 from evalkit.errors import InputError, StrictJSONError
 from evalkit.io.append_only import CutOffLine, is_cut_off_record
 from evalkit.io.strict_json import loads_strict
-from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS
+from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
 
 try:
     import fcntl

@@ -189,7 +189,7 @@ def prompt_sizes(prompts: Sequence[JudgePrompt], pin: Any = None, *, base_url: s
                  context_window: int | None = None, prices: PriceTable | None = None) -> list[PromptSize]:
     """Each prompt's token count for the judge ``pin`` names (None: estimated), and whether it fits (what
     ``judge prompt`` shows; no call to the model, only to a local server's tokenizer)."""
-    from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS
+    from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
 
     name, model = (pin.provider, pin.model) if pin is not None else ("", "")
     url = base_url or (pin.base_url if pin is not None else None)

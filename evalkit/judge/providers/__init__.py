@@ -26,9 +26,10 @@ from evalkit.errors import (
     TransientError,
     require_credential,
 )
-from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS, Provider, ProviderReply
+from evalkit.judge.providers.base import Provider, ProviderReply
 from evalkit.judge.providers.fake import ScriptedProvider
 from evalkit.judge.providers.replay import CassetteRecorder, ReplayProvider, request_key
+from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
 
 PROVIDERS = ("openai", "anthropic", "replay")
 PLUGIN_GROUP = "evalkit.judge_providers"

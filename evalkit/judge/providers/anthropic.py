@@ -14,7 +14,6 @@ from typing import Any
 from evalkit.errors import TransientError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.providers.base import (
-    DEFAULT_MAX_TOKENS,
     SCHEMA_NAME,
     ProviderReply,
     classify_status,
@@ -22,6 +21,7 @@ from evalkit.judge.providers.base import (
     retry_after_seconds,
 )
 from evalkit.judge.providers.tokens import TokenCount, TokenCounter
+from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
 
 
 class AnthropicProvider:

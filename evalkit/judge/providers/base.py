@@ -18,9 +18,6 @@ from evalkit.io.canonical import compact_sorted_json
 StructuredMode = Literal["json_schema", "json_object", "prompt", "tool", "replay", "scripted"]
 """How the reply's shape was asked for: the provider's own mechanism, or the schema inline in the prompt."""
 
-DEFAULT_MAX_TOKENS = 1024
-"""The reply's token cap when the pin names none (``JudgePin.max_tokens``' default): a critique with its refs
-and a verdict fits well within it, and a model that rambles is cut off rather than billed for pages."""
 
 SCHEMA_NAME = "judge_output"
 """The name the schema is sent under (OpenAI ``json_schema.name``, Anthropic tool name)."""

@@ -26,7 +26,6 @@ import orjson
 
 from evalkit.errors import CallError, InputError, ProviderError, TransientError
 from evalkit.judge.providers.base import (
-    DEFAULT_MAX_TOKENS,
     SCHEMA_NAME,
     ProviderReply,
     StructuredMode,
@@ -36,6 +35,7 @@ from evalkit.judge.providers.base import (
     with_inline_schema,
 )
 from evalkit.judge.providers.raw_http import JSONPoster
+from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
 
 MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "prompt")
 _REFUSAL_STATUSES = (400, 422, 500, 501)

@@ -27,7 +27,8 @@ from typing import Any
 from evalkit.errors import CallError, InputError
 from evalkit.io.canonical import compact_sorted_json
 from evalkit.judge.journal import append_lines, iter_journal
-from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS, Provider, ProviderReply
+from evalkit.judge.providers.base import Provider, ProviderReply
+from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
 
 
 def request_key(model: str, temperature: float, messages: list[dict[str, str]], schema: dict[str, Any],
