@@ -121,6 +121,12 @@ def _closing(summary: Any, head: str, checked: Any = None, mode: str = "refs",
              allow_invalid: bool = False) -> int:
     print(f"{head}: {summary.describe()}")
     print("\n".join(_criterion_lines(summary.runs_path)))
+    if mode != "none":
+        from evalkit.judge import refs_downgrades
+
+        downgraded, decided = refs_downgrades(summary.verdicts_path)
+        print(f"refs check: {downgraded} of {decided} pass/fail verdict(s) downgraded to uncertain (a ref that "
+              "does not resolve in its trace)")
     if checked is not None:
         print(checked.describe())
         print(f"judge and verifier together: ${summary.cost_usd + checked.cost_usd:.4f}"

@@ -75,7 +75,7 @@ from evalkit.judge.providers.tokens import TokenCount, TokenCounter, token_count
 from evalkit.judge.render import render_trace
 from evalkit.judge.run_loop import RunLoop
 from evalkit.judge.run_outputs import FinishedItems, sidecar_paths
-from evalkit.judge.run_report import judge_run_table, runs_path_of
+from evalkit.judge.run_report import judge_run_table, refs_downgrades, runs_path_of
 from evalkit.judge.runner import JudgeRunSummary, run_coroutine, run_judge, run_prompts
 from evalkit.judge.spec import example_gaps, example_warning, read_judge_spec_files, read_judge_specs
 from evalkit.judge.verdict_audit import (
@@ -113,6 +113,7 @@ __all__ = [
     "VERIFY_MODES",
     "VerifyPrompt",
     "VerifySummary",
+    "refs_downgrades",
     "verifier_name",
     "verifier_prompt",
     "verify_paths",

@@ -70,4 +70,24 @@ def judge_run_table(runs: str | Path) -> list[dict[str, Any]]:
     return [{k: r[k] for k in COLUMNS} for r in out]
 
 
-__all__ = ["COLUMNS", "judge_run_table", "runs_path_of"]
+def refs_downgrades(verdicts: str | Path) -> tuple[int, int]:
+    """How many verdicts the refs check turned uncertain, of the verdicts the judge answered pass or fail.
+
+    The check runs before any LLM verifier, which then sees only the pass and fail left: a judge whose refs
+    never resolve (a small model citing what is not there) leaves that verifier nothing to check, and this
+    count is what says so.
+
+    Returns:
+        (downgraded, decided): verdicts downgraded for refs that do not resolve, and all verdicts the judge
+        answered pass or fail (those downgraded included).
+    """
+    downgraded = decided = 0
+    for _, record in iter_jsonl_strict(Path(verdicts)):
+        refs_downgraded = record.get("verifiedBy") == "refs" and record.get("result") == "uncertain" \
+            and "[verify downgrade]" in (record.get("critique") or "")
+        downgraded += refs_downgraded
+        decided += refs_downgraded or record.get("result") in ("pass", "fail")
+    return downgraded, decided
+
+
+__all__ = ["COLUMNS", "judge_run_table", "refs_downgrades", "runs_path_of"]

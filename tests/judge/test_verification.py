@@ -126,3 +126,18 @@ def test_verify_run_rewrites_the_verdicts_file_and_writes_its_records(tmp_path):
     records = [json.loads(line) for line in (tmp_path / "verdicts.verify.jsonl").read_text().splitlines()]
     assert [r["was"] for r in records] == ["fail", "pass"] and summary.downgraded == 1
     assert (tmp_path / "verdicts.verify.journal.jsonl").is_file()
+
+
+def test_the_refs_check_counts_what_it_downgraded_before_the_llm_verifier(tmp_path):
+    """A small model citing places its trace lacks leaves the LLM verifier nothing to check; the count of
+    verdicts the refs check downgraded is what says so (the run's closing prints it)."""
+    from evalkit.judge import refs_downgrades
+    from evalkit.judge.grounding import verify_verdict
+
+    dead = LEAP.model_copy(update={"refs": [Ref(obs="[role]", path="field", value="text")], "verified_by": None})
+    verdicts = [verify_verdict(TRACE, dead), verify_verdict(TRACE, GROUNDED.model_copy(update={"verified_by": None})),
+                LEAP.model_copy(update={"result": "uncertain", "blocked_by": None})]  # the judge's own abstain
+    path = tmp_path / "verdicts.jsonl"
+    path.write_text("".join(json.dumps(v.to_json_obj()) + "\n" for v in verdicts), encoding="utf-8")
+    assert verdicts[0].result == "uncertain" and verdicts[1].result == "pass"
+    assert refs_downgrades(path) == (1, 2)
