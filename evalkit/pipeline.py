@@ -59,6 +59,7 @@ def write_run_report(run_dir: str | Path) -> Path:
     Returns:
         The path of ``index.html``.
     """
+    import evalkit.history  # noqa: F401 -- registers the trend section
     import evalkit.skilleval  # noqa: F401 -- registers the skill-eval release report's section
     from evalkit.report import write_report
 
@@ -238,7 +239,8 @@ def _outside_allowed_in_kernels(allow: bool) -> Iterator[None]:
 
 def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str] | None = None,
                 at: str | None = None, notebooks_dir: str | Path | None = None,
-                allow_outside: bool | None = None) -> RunManifest:
+                allow_outside: bool | None = None, history: str | Path | None = None,
+                batch: str | None = None) -> RunManifest:
     """Run a subject's notebooks and write the report.
 
     Args:
@@ -248,6 +250,8 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
         at: the run's timestamp, injected (recorded as given; never read from the clock).
         notebooks_dir: where the notebooks are (default: the ones shipped with evalkit).
         allow_outside: accept subject paths outside the subject's folder (see :func:`load_subject`).
+        history: the history folder to record the run in (:mod:`evalkit.history`); None records nothing.
+        batch: the batch this run is part of, as the history records it.
 
     Returns:
         The run manifest; notebooks that failed have ``status == "failed"``.
@@ -278,6 +282,8 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
     parameters = {"subject_file": str(resolved.path), "run_at": at}
     runs = []
     inputs = [resolved.path, nb_dir, *(resolved.resolve(rel) for rel in subject.input_paths().values())]
+    if history is not None:
+        inputs.append(Path(history))  # a run replaces its folder whole: the history must live elsewhere
     with building(out_dir, inputs) as out, _outside_allowed_in_kernels(allow):
         for i, name in enumerate(names, start=1):
             print(f"[{i}/{len(names)}] {name} ...", end="", file=sys.stderr, flush=True)
@@ -292,5 +298,10 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
         manifest = RunManifest(subject=subject.name, evalkit_version=__version__, run_at=at, judge=subject.judge,
                                seed=subject.seed, inputs=input_digests(resolved), notebooks=runs)
         atomic_write_text(out / MANIFEST_FILE, canonical_dumps(manifest.model_dump(mode="json")))
+        if history is not None:
+            from evalkit.history import record_notebook_run
+
+            record_notebook_run(out, history, run_path=out_dir, batch=batch,
+                                verdicts_file=resolved.resolve(subject.verdicts))
         write_run_report(out)
     return manifest

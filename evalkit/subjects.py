@@ -60,9 +60,26 @@ def load_subject(path: str | Path, *, allow_outside: bool | None = None) -> Reso
 
     p = Path(path)
     resolved = ResolvedSubject(read_model(p, Subject), p.resolve())
-    subject = resolved.subject
+    check_inputs(resolved.subject, resolved.base, allow_outside=allow_outside, file=str(path))
+    return resolved
+
+
+def check_inputs(subject: Subject, base: Path, *, allow_outside: bool | None = None, file: str | None = None,
+                 where: str = "") -> None:
+    """Check every input file a subject names: inside ``base`` (unless allowed), and existing.
+
+    Args:
+        subject: the subject.
+        base: the folder its paths are relative to.
+        allow_outside: as for :func:`load_subject`.
+        file: the file to name in an error.
+        where: prefix of the field path in an error (a batch entry's).
+
+    Raises:
+        InputError: a path outside the folder, or a missing input file, named by its field.
+    """
     if not outside_allowed(allow_outside):
-        folder = resolved.base.resolve()
+        folder = base.resolve()
         # Input files only: a ``*_path`` parameter names a folder another evalkit command wrote (an eval run,
         # an EDD loop), which may well sit elsewhere (the sample's ``eval_run_path: ../../reports/sample-eval``).
         for field, rel in subject.input_paths().items():
@@ -70,11 +87,10 @@ def load_subject(path: str | Path, *, allow_outside: bool | None = None) -> Reso
                 raise InputError(f"{rel} is outside the subject's folder {folder} (after following links): a "
                                  "subject reads its files from its own folder and below; move the file there, "
                                  f"or allow it with evalkit run --allow-outside ({ALLOW_OUTSIDE_ENV}=1 for "
-                                 "other commands)", file=str(path), path=field)
+                                 "other commands)", file=file, path=where + field)
     for field, rel in subject.input_paths().items():
-        if not (resolved.base / rel).is_file():
-            raise InputError(f"input file not found: {rel}", file=str(path), path=field)
-    return resolved
+        if not (base / rel).is_file():
+            raise InputError(f"input file not found: {rel}", file=file, path=where + field)
 
 
 def input_digests(resolved: ResolvedSubject) -> list[InputDigest]:

@@ -9,6 +9,7 @@ from typing import Any
 from evalkit.analysis.store import labels_of
 from evalkit.analysis.taxonomy import check_modes, descendants
 from evalkit.contracts.annotation import Annotation, Taxonomy
+from evalkit.contracts.summary import Headline, ModeHeadline
 from evalkit.io.json_case import camel_json
 from evalkit.stats import DEFAULT_LEVEL, wilson_bounds
 
@@ -42,6 +43,11 @@ class FailureRates:
     def to_json_obj(self) -> dict[str, Any]:
         """A JSON-ready dict (camelCase keys, as ``evalkit analysis rates --json`` prints it)."""
         return camel_json(self)
+
+    def headline(self) -> Headline:
+        """Every mode's rate and interval, as a run's headline numbers carry them (batch index, history)."""
+        return Headline(failure_modes=[ModeHeadline(mode=r.mode, name=r.name, rate=r.rate, lo=r.lo, hi=r.hi,
+                                                    count=r.count, reviewed=r.reviewed) for r in self.modes])
 
 
 def _mode_rate(mode: str, name: str | None, count: int, reviewed: int, level: float) -> ModeRate:

@@ -22,6 +22,7 @@ from evalkit.checks.base import Check
 from evalkit.checks.batch_judge import BatchJudged, batch_judge
 from evalkit.checks.card import WIDTH, render_card
 from evalkit.checks.eval_run import NOT_RECORDED, EvalRun, eval_subject, read_eval_run
+from evalkit.checks.headline import scorecard_headline
 from evalkit.checks.judges import judges_from_runs, read_judges, with_judges
 from evalkit.checks.primitives import (
     FORMATS,
@@ -167,6 +168,7 @@ __all__ = [
     "review_runs",
     "route",
     "score_traces",
+    "scorecard_headline",
     "scorecard_story",
     "tally_outcomes",
     "tree_graph",

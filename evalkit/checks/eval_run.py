@@ -111,7 +111,7 @@ def judge_calibrations(labels: list[Any], verdicts: list[CriterionVerdict], crit
 def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int = 1, concurrency: int = 4,
                  case_ids: Sequence[str] | None = None, generated_at: str | None = None,
                  provider: Any = None, use_judge: bool = True, judge_concurrency: int = 8,
-                 progress: bool = False) -> EvalRun:
+                 progress: bool = False, history: str | Path | None = None) -> EvalRun:
     """Run the subject's agent on its cases and score the traces against its eval matrix.
 
     Args:
@@ -124,6 +124,7 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
         use_judge: False skips every judge criterion (each skip says so).
         judge_concurrency: judge calls in flight.
         progress: show the judge runner's progress bar.
+        history: the history folder to record the run's scorecard and verdicts in; None records nothing.
 
     Raises:
         InputError: the subject lacks what is needed, or a judge cannot be made for its specs.
@@ -194,6 +195,14 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
         "files": list(FILES),
     }
     atomic_write_text(out / "manifest.json", canonical_dumps(manifest))
+    if history is not None:
+        from evalkit.checks.headline import scorecard_headline
+        from evalkit.history import record_run
+
+        record_run(history, series=subject.name, source="eval-run", headline=scorecard_headline(card),
+                   inputs=input_digests(resolved), run_path=out, run_at=generated_at, seed=subject.seed,
+                   judge=f"{subject.judge.provider}/{subject.judge.model}" if subject.judge else None,
+                   verdicts_file=out / "verdicts.jsonl")
     return EvalRun(card, outcomes, traces, ran.counts(), ran.reused, judged.pairs if judged else 0, out)
 
 

@@ -12,7 +12,12 @@ import sys
 from pathlib import Path
 
 from evalkit.cli.cluster import add_cluster_arguments
-from evalkit.cli.parsers import add_command_group, add_subject_run_arguments
+from evalkit.cli.parsers import (
+    add_command_group,
+    add_history_arguments,
+    add_subject_run_arguments,
+    history_folder,
+)
 from evalkit.errors import InputError
 
 GATE_EXIT = 3
@@ -39,13 +44,19 @@ def _provider(args: argparse.Namespace):
     return make_provider(JudgePin(provider=args.provider, model=args.model), base_url=args.base_url)
 
 
+def _default_history(out: str) -> Path:
+    from evalkit.history import default_history
+
+    return default_history(out)
+
+
 def _cmd_eval_run(args: argparse.Namespace) -> int:
     from evalkit.checks import eval_subject
 
     run = eval_subject(args.subject, args.out, repeats=args.repeats, concurrency=args.concurrency,
                        case_ids=args.case, generated_at=args.at, provider=_provider(args),
                        use_judge=not args.no_judge, judge_concurrency=args.judge_concurrency,
-                       progress=sys.stderr.isatty())
+                       progress=sys.stderr.isatty(), history=history_folder(args, _default_history(args.out)))
     counts = ", ".join(f"{n} {s}" for s, n in run.run_counts.items() if n)
     print(f"agent runs: {counts} ({run.reused_runs} reused from an earlier run)", file=sys.stderr)
     if run.judged_pairs:
@@ -156,6 +167,7 @@ def add_eval_parsers(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--cassette", metavar="FILE", help="replay the judge from this cassette (offline)")
     r.add_argument("--judge-concurrency", type=int, default=8, metavar="N", help="judge calls at once")
     r.add_argument("--gate", action="store_true", help=f"exit {GATE_EXIT} when the card does not pass")
+    add_history_arguments(r, default="history/ beside the --out folder")
     r.set_defaults(func=_cmd_eval_run)
 
     s = sub.add_parser(

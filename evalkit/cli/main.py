@@ -71,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_run_parsers(sub)
 
+    from evalkit.cli.batch import add_batch_parser
+
+    add_batch_parser(sub)
+
+    from evalkit.cli.history import add_history_parser
+
+    add_history_parser(sub)
+
     from evalkit.cli.dataset import add_dataset_parser
 
     add_dataset_parser(sub)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+from pathlib import Path
 
 from evalkit.traces import BUILT_IN_FORMATS, ENTRY_POINT_GROUP
 
@@ -44,6 +45,27 @@ def add_subject_run_arguments(parser: argparse.ArgumentParser, *, out_help: str,
     parser.add_argument("--concurrency", type=int, default=concurrency, metavar="N",
                         help=f"agent processes at once (default {concurrency})")
     parser.add_argument("--case", nargs="+", metavar="ID", help="only these case ids")
+
+
+def add_history_arguments(parser: argparse.ArgumentParser, *, default: str) -> None:
+    """``--history DIR`` and ``--no-history``: where a command records its runs (evalkit.history).
+
+    Args:
+        parser: the command's parser.
+        default: where the runs go when neither is given, as the help says it.
+    """
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--history", metavar="DIR",
+                       help=f"record the run's headline numbers in this history folder (default: {default}); "
+                            "evalkit history show|check read it")
+    group.add_argument("--no-history", action="store_true", help="record nothing in a run history")
+
+
+def history_folder(args: argparse.Namespace, default: str | Path) -> str | None:
+    """The history folder the options name: ``--history``, none with ``--no-history``, else ``default``."""
+    if args.no_history:
+        return None
+    return args.history or str(default)
 
 
 def add_trace_format_option(parser: argparse.ArgumentParser) -> None:

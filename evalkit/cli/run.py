@@ -1,25 +1,48 @@
-"""``evalkit run`` and ``evalkit report``: a subject's notebooks executed, and the HTML report written."""
+"""``evalkit run`` and ``evalkit report``: a subject's notebooks executed, and the HTML report written.
+
+Several subjects (or ``--jobs``) make a batch: each subject into its own folder, an index page over them
+(``evalkit batch`` runs a batch file; see :mod:`evalkit.cli.batch`).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
+from evalkit.cli.parsers import add_history_arguments, history_folder
+from evalkit.errors import InputError
+
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    if len(args.subject) > 1 or args.jobs is not None:
+        from evalkit.cli.batch import report_batch
+
+        if args.out is None:
+            raise InputError("several subjects need --out DIR: each runs into DIR/NAME, with DIR/index.html "
+                             "over them", path="--out")
+        from evalkit.batch import batch_history, run_subject_files
+
+        result = run_subject_files(args.subject, args.out, only=args.only or (), jobs=args.jobs or 1, at=args.at,
+                                   history=history_folder(args, batch_history(args.out)),
+                                   notebooks_dir=args.notebooks, allow_outside=args.allow_outside,
+                                   progress=sys.stderr)
+        return report_batch(result)
+
+    from evalkit.history import default_history
     from evalkit.pipeline import run_subject
     from evalkit.subjects import load_subject
 
     allow = args.allow_outside or None  # without the option, EVALKIT_ALLOW_OUTSIDE=1 still allows
     out = args.out
     if out is None:
-        name = load_subject(args.subject, allow_outside=allow).subject.name
+        name = load_subject(args.subject[0], allow_outside=allow).subject.name
         stamp = "".join(ch if ch.isalnum() else "-" for ch in args.at) if args.at else "latest"
         out = str(Path("reports") / name / stamp)
-    manifest = run_subject(args.subject, out, only=args.only, at=args.at, notebooks_dir=args.notebooks,
-                           allow_outside=allow)
+    manifest = run_subject(args.subject[0], out, only=args.only, at=args.at, notebooks_dir=args.notebooks,
+                           allow_outside=allow, history=history_folder(args, default_history(out)),
+                           batch=args.batch_name)
     failed = [n for n in manifest.notebooks if n.status != "ok"]
     print(f"report: {Path(out) / 'index.html'}")
     if failed:
@@ -43,9 +66,13 @@ def add_run_parsers(sub: argparse._SubParsersAction) -> None:
                                    "reported with its cell; the others still run; the exit code is then 1. "
                                    "The run is built beside RUN_DIR and replaces it whole when it ends: a run "
                                    "that is interrupted leaves the previous one as it was. The subject's input "
-                                   "files must be inside its folder unless --allow-outside is given.")
-    p.add_argument("subject", metavar="SUBJECT.yaml")
-    p.add_argument("--out", metavar="DIR", help="run folder (default: reports/<subject>/<at or 'latest'>)")
+                                   "files must be inside its folder unless --allow-outside is given. The run's "
+                                   "headline numbers are recorded in a run history (evalkit history). Several "
+                                   "subjects make a batch, as evalkit batch: each into --out DIR/NAME, --jobs at "
+                                   "once, DIR/index.html over them, finished ones not run again.")
+    p.add_argument("subject", metavar="SUBJECT.yaml", nargs="+")
+    p.add_argument("--out", metavar="DIR", help="run folder (default: reports/<subject>/<at or 'latest'>); with "
+                                                "several subjects, the batch folder")
     p.add_argument("--only", nargs="+", metavar="NAME", help="run only these notebooks")
     p.add_argument("--at", metavar="TIMESTAMP",
                    help="the run's timestamp, recorded as given (default: none is recorded)")
@@ -53,9 +80,14 @@ def add_run_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--allow-outside", action="store_true",
                    help="let the subject name files outside its own folder (.., absolute paths, links out); "
                         "by default such a path is refused, so a subject file cannot read any file on the machine")
+    p.add_argument("--jobs", type=int, metavar="N",
+                   help="run the subjects as a batch, N at a time (each run is a process with its own kernel)")
+    add_history_arguments(p, default="history/ beside the run folder (the batch folder's history/ for a batch)")
+    p.add_argument("--batch-name", help=argparse.SUPPRESS)  # set by a batch: the history records it
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser("report", help="(re)write RUN_DIR/index.html from a run folder",
                        description="Render the self-contained HTML report of a run folder.")
     p.add_argument("run_dir", metavar="RUN_DIR")
     p.set_defaults(func=_cmd_report)
+

@@ -18,6 +18,7 @@ from evalkit.facade import load_on_first_use
 if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, NoteRule, ReviewExport, Taxonomy
     from evalkit.contracts.base import CamelContract, OpenCamelContract, SnakeContract
+    from evalkit.contracts.batch import Batch, BatchEntry, BatchIndex, BatchRow
     from evalkit.contracts.behavior_tree import BehaviorEdge, BehaviorNode, BehaviorTree
     from evalkit.contracts.dataset import AgentRun, Case, Dataset, Dimension
     from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest, FailingCaseRef, LoopBudget
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         FlowNode,
         UnthreadedOutput,
     )
+    from evalkit.contracts.history import HistoryRecord
     from evalkit.contracts.judge import (
         FewShotExample,
         InputSelection,
@@ -67,8 +69,11 @@ if TYPE_CHECKING:
     from evalkit.contracts.subject import JudgeSettings, Subject
     from evalkit.contracts.summary import (
         Chart,
+        CriterionHeadline,
+        Headline,
         InputDigest,
         Metric,
+        ModeHeadline,
         NotebookRun,
         NotebookSummary,
         RunManifest,
@@ -94,6 +99,10 @@ __all__ = [
     "AgentRun",
     "Annotation",
     "Assumption",
+    "Batch",
+    "BatchEntry",
+    "BatchIndex",
+    "BatchRow",
     "BehaviorEdge",
     "BehaviorNode",
     "BehaviorTree",
@@ -104,6 +113,7 @@ __all__ = [
     "ChangeRequestResponse",
     "Chart",
     "ConfidenceInterval",
+    "CriterionHeadline",
     "CriterionVerdict",
     "Dataset",
     "Dimension",
@@ -117,6 +127,8 @@ __all__ = [
     "FlowEdge",
     "FlowGraph",
     "FlowNode",
+    "Headline",
+    "HistoryRecord",
     "HumanLabel",
     "InputDigest",
     "InputSelection",
@@ -132,6 +144,7 @@ __all__ = [
     "MatrixCriterion",
     "MethodologyItem",
     "MethodologyReview",
+    "ModeHeadline",
     "Metric",
     "NonEmptyStr",
     "NoteRule",

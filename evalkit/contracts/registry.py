@@ -8,10 +8,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from evalkit.contracts.annotation import Annotation, ReviewExport, Taxonomy
+from evalkit.contracts.batch import Batch, BatchIndex
 from evalkit.contracts.behavior_tree import BehaviorTree
 from evalkit.contracts.dataset import AgentRun, Dataset
 from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest
 from evalkit.contracts.flow import ExpectedFlow, FlowGraph
+from evalkit.contracts.history import HistoryRecord
 from evalkit.contracts.judge import JudgeOutput, JudgeSpec
 from evalkit.contracts.judge_run import JudgeRunRecord
 from evalkit.contracts.kinds import KINDS
@@ -64,6 +66,9 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "judge-spec": JudgeSpec,
     "judge-output": JudgeOutput,
     "judge-run-record": JudgeRunRecord,
+    "batch": Batch,
+    "batch-index": BatchIndex,
+    "history-record": HistoryRecord,
 }
 """Kind name (kebab-case, as in ``<kind>.schema.json``) to contract class."""
 
@@ -109,6 +114,9 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
     "judge-output": frozenset({"critique", "refs", "assumptions", "result", "confidence", "blockedBy"}),
     "judge-run-record": frozenset({"criterionId", "traceId", "repeat", "promptDigest", "attempts", "cached",
                                    "result"}),
+    "batch": frozenset({"name", "subjects"}),
+    "batch-index": frozenset({"batch", "rows"}),
+    "history-record": frozenset({"id", "series", "source", "inputs", "headline"}),
 }
 
 # Keys whose presence rules a kind out: a judge's reply is a verdict's fields without its ids.

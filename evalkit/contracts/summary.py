@@ -47,6 +47,56 @@ class Figure(SnakeContract):
     caption: str | None = None
 
 
+GateVerdict = Literal["pass", "incomplete", "fail"]
+"""A gate's verdict, worst first: fail > incomplete > pass (as on a scorecard)."""
+
+
+class CriterionHeadline(SnakeContract):
+    """One criterion's headline pass rate: corrected for its judge where a calibration covers it.
+
+    ``rate`` is the number to read (corrected when ``corrected``, else observed) and ``lo``/``hi`` its
+    interval; ``observed`` is the raw pass rate over ``n`` decided items.
+    """
+
+    criterion: NonEmptyStr
+    rate: float | None = Field(ge=0, le=1)
+    lo: float | None = Field(default=None, ge=0, le=1)
+    hi: float | None = Field(default=None, ge=0, le=1)
+    corrected: bool = False
+    observed: float | None = Field(default=None, ge=0, le=1)
+    n: int | None = Field(default=None, ge=0)
+    status: str | None = None
+    """How far the number can be trusted: ``validated``/``unvalidated`` judge, ``deterministic``, ..."""
+    judge: str | None = None
+    """The judge behind the verdicts (model and prompt digest), so a change of judge can be marked."""
+
+
+class ModeHeadline(SnakeContract):
+    """One failure mode's rate among the reviewed traces, with its interval."""
+
+    mode: NonEmptyStr
+    name: str | None = None
+    rate: float | None = Field(ge=0, le=1)
+    lo: float | None = Field(default=None, ge=0, le=1)
+    hi: float | None = Field(default=None, ge=0, le=1)
+    count: int = Field(ge=0)
+    reviewed: int = Field(ge=0)
+
+
+class Headline(SnakeContract):
+    """The numbers a run is compared by: per-criterion pass rates, failure-mode rates, the gate.
+
+    Each notebook fills the part it computes (calibration: corrected rates; error analysis: failure
+    modes; scorecard: the gate and the rates of criteria decided by code); batch index pages and the
+    run history read them from the summaries, so each number is computed once, where it is shown.
+    """
+
+    criteria: list[CriterionHeadline] = Field(default_factory=list)
+    failure_modes: list[ModeHeadline] = Field(default_factory=list)
+    gate: GateVerdict | None = None
+    gate_reasons: list[str] = Field(default_factory=list)
+
+
 class NotebookSummary(SnakeContract, SchemaNamed):
     """The summary one notebook writes at its end; the report renders a section from it."""
 
@@ -59,6 +109,8 @@ class NotebookSummary(SnakeContract, SchemaNamed):
     tables: list[Table] = Field(default_factory=list)
     figures: list[Figure] = Field(default_factory=list)
     conclusion: NonEmptyStr
+    headline: Headline | None = None
+    """This notebook's share of the run's headline numbers (absent when it computes none)."""
 
 
 class InputDigest(SnakeContract):

@@ -30,10 +30,12 @@ from evalkit.calibration import (
 from evalkit.compare import JudgeNoise, judge_noise, repeats_from_runs, widen_for_noise
 from evalkit.contract_files import read_model
 from evalkit.contracts.labels import HumanLabel, ValidationResult
+from evalkit.contracts.summary import CriterionHeadline, Headline
 from evalkit.contracts.types import RateConfidenceInterval
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
 from evalkit.judge.run_report import runs_path_of
+from evalkit.stats import wilson_bounds
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,10 @@ class CalibrationStory:
     runs: list[tuple[str, list[CriterionVerdict]]]
     metrics: dict[str, list[tuple[str, Any, str | None]]] = field(default_factory=dict)
     findings: dict[str, list[str]] = field(default_factory=dict)
+    judge_model: str | None = None
+    """The subject's pinned judge model, named where the run records do not name the judge."""
+    verdicts_file: str | None = None
+    """The subject's current verdicts, as it names them."""
 
     @property
     def results(self) -> dict[str, CriterionCalibration]:
@@ -174,6 +180,27 @@ class CalibrationStory:
         return [{**row, "curve": f"{c}: {row['rate']} varied"}
                 for c, r in self.results.items() if r.rate.valid
                 for row in sensitivity(r.rate.p_obs, r.rate.tpr, r.rate.tnr)]
+
+    def headline(self) -> Headline:
+        """Per criterion, the number a run is compared by: the corrected pass rate and its interval where
+        the correction is valid and covers the verdicts, else the observed rate with its Wilson interval."""
+        out = []
+        for c, r in self.results.items():
+            rate, cov = r.rate, self.coverage[c]
+            measured = cov.applies.measured
+            judge = (f"{measured.judge_model} prompt {measured.prompt_digest[:19]}" if measured is not None
+                     else f"{self.judge_model or 'judge'} on {Path(self.verdicts_file or '').name} (prompt not recorded)")
+            n = rate.n_unlabeled if rate.p_obs is not None and r.observed_from == "verdicts" else None
+            if rate.valid and not cov.withheld:
+                out.append(CriterionHeadline(criterion=c, rate=rate.theta, lo=rate.ci.lo, hi=rate.ci.hi,
+                                             corrected=True, observed=rate.p_obs, n=n, status=r.status,
+                                             judge=judge))
+                continue
+            bounds = wilson_bounds(round(rate.p_obs * n), n) if rate.p_obs is not None and n else None
+            out.append(CriterionHeadline(criterion=c, rate=rate.p_obs, lo=bounds[0] if bounds else None,
+                                         hi=bounds[1] if bounds else None, observed=rate.p_obs, n=n,
+                                         status=r.status, judge=judge))
+        return Headline(criteria=out)
 
     def budget_rows(self, target_width: float) -> list[dict[str, Any]]:
         """Labels per class needed for a corrected-rate interval of the target width."""
@@ -258,7 +285,8 @@ def calibration_story(subject: Any, *, method: str, criterion: str | None = None
                          saved=saved if saved is not None and saved.criterion_id == c else None, noise=noise)
                 for c, r in calibration.results.items()}
     story = CalibrationStory(labels=labels, verdicts=verdicts, calibration=calibration, coverage=coverage,
-                             history=history, runs=runs)
+                             history=history, runs=runs, judge_model=s.judge.model if s.judge else None,
+                             verdicts_file=s.verdicts)
     _setup(story, s.judge)
     _corrections(story)
     return story

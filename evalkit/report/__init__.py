@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         lines,
         share_bars,
         stacked_bars,
+        trend,
     )
     from evalkit.report.html import (
         INDEX_FILE,
@@ -70,6 +71,7 @@ __all__ = [
     "script_json",
     "share_bars",
     "stacked_bars",
+    "trend",
     "write_report",
 ]
 

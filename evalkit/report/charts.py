@@ -228,3 +228,35 @@ def stacked_bars(frame: pl.DataFrame, *, label: str, value: str, stack: str, ord
                     order=alt.Order("_stack_order:Q"),
                     tooltip=[label, stack, value])
             .properties(width=WIDTH, height=max(60, 24 * len(labels))))
+
+
+def trend(rows: list[dict], changes: list[dict] | None = None) -> alt.FacetChart:
+    """Pass rate over runs, one panel per criterion: a point and interval bar per run, a dashed red rule
+    where the judge changed.
+
+    Args:
+        rows: ``{run, criterion, rate, lo, hi, kind}``; ``run`` labels the run (the x axis keeps the
+            rows' order), ``kind`` says whether the rate is ``corrected`` or ``observed``.
+        changes: ``{run, criterion, change}``: the runs whose judge differs from the run before.
+    """
+    runs = list(dict.fromkeys(r["run"] for r in rows))
+    schema = {"what": pl.String, "run": pl.String, "criterion": pl.String, "rate": pl.Float64, "lo": pl.Float64,
+              "hi": pl.Float64, "kind": pl.String, "change": pl.String}
+    data = pl.DataFrame([{**{k: None for k in schema}, **r, "what": "rate"} for r in rows]
+                        + [{**{k: None for k in schema}, **c, "what": "change"} for c in changes or []],
+                        schema=schema)
+    x = alt.X("run:N", sort=runs, title="run", axis=alt.Axis(labelAngle=-30, labelLimit=LABEL_LIMIT))
+    y = alt.Y("rate:Q", scale=alt.Scale(domain=[0, 1]), title="pass rate", axis=alt.Axis(format="%"))
+    rated = alt.Chart().transform_filter(alt.datum.what == "rate")
+    kind = alt.Color("kind:N", title=None, scale=alt.Scale(domain=["corrected", "observed"],
+                                                            range=[ACCENT, "#8a94a6"]))
+    bars = rated.mark_rule(strokeWidth=2).encode(x=x, y=alt.Y("lo:Q", scale=alt.Scale(domain=[0, 1])), y2="hi:Q",
+                                                 color=kind)
+    line = rated.mark_line(color="#b8c2d6").encode(x=x, y=y)
+    points = rated.mark_point(filled=True, size=60).encode(
+        x=x, y=y, color=kind, tooltip=["run", "criterion", "kind", alt.Tooltip("rate:Q", format=".1%"),
+                                       alt.Tooltip("lo:Q", format=".1%"), alt.Tooltip("hi:Q", format=".1%")])
+    marks = alt.Chart().transform_filter(alt.datum.what == "change").mark_rule(
+        strokeDash=[5, 3], color="#c62828", strokeWidth=1.5).encode(x=x, tooltip=["run", "change"])
+    return (alt.layer(bars, line, points, marks, data=data).properties(width=WIDTH, height=110)
+            .facet(row=alt.Row("criterion:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left"))))

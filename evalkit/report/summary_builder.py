@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from evalkit.contracts.summary import Chart, Figure, Metric, NotebookSummary, Table
+from evalkit.contracts.summary import Chart, Figure, Headline, Metric, NotebookSummary, Table
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
 
@@ -39,6 +39,7 @@ class SummaryBuilder:
         self.charts: list[Chart] = []
         self.tables: list[Table] = []
         self.figures: list[Figure] = []
+        self._headline: Headline | None = None
         self._conclusion = ""
 
     def metric(self, name: str, value: Any, unit: str | None = None, note: str | None = None) -> None:
@@ -65,17 +66,29 @@ class SummaryBuilder:
         """Add a drawing: an SVG file written into the notebook's output folder (named by its file name)."""
         self.figures.append(Figure(title=title, path=Path(path).name, caption=caption))
 
+    def headline(self, headline: Headline) -> None:
+        """Record this notebook's share of the run's headline numbers (batch index, run history).
+
+        Args:
+            headline: what the notebook computed: criteria rates, failure-mode rates and/or the gate.
+        """
+        self._headline = headline
+
     def conclude(self, text: str) -> None:
         self._conclusion = text
 
     def build(self) -> NotebookSummary:
         return NotebookSummary(notebook=self.notebook, title=self.title, subject=self.subject,
                                metrics=self.metrics, findings=self.findings, charts=self.charts,
-                               tables=self.tables, figures=self.figures, conclusion=self._conclusion or "No conclusion written.")
+                               tables=self.tables, figures=self.figures, conclusion=self._conclusion or "No conclusion written.",
+                               **({"headline": self._headline} if self._headline is not None else {}))
 
     def write(self, output_dir: str | Path) -> Path:
         """Validate and write ``summary.json`` canonically into ``output_dir``; returns its path."""
         summary = self.build()
         path = Path(output_dir) / SUMMARY_FILE
-        atomic_write_text(path, canonical_dumps(summary.model_dump(mode="json")))
+        data = summary.model_dump(mode="json")
+        if data["headline"] is None:
+            del data["headline"]  # a notebook without headline numbers writes the summary it always wrote
+        atomic_write_text(path, canonical_dumps(data))
         return path
