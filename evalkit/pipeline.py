@@ -61,6 +61,7 @@ def write_run_report(run_dir: str | Path) -> Path:
     """
     import evalkit.history  # noqa: F401 -- registers the trend section
     import evalkit.skilleval  # noqa: F401 -- registers the skill-eval release report's section
+    import evalkit.viewer  # noqa: F401 -- registers the trace viewer's section
     from evalkit.report import write_report
 
     return write_report(run_dir)
@@ -303,5 +304,8 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
 
             record_notebook_run(out, history, run_path=out_dir, batch=batch,
                                 verdicts_file=resolved.resolve(subject.verdicts))
+        from evalkit.viewer import write_trace_view
+
+        write_trace_view(out, resolved)
         write_run_report(out)
     return manifest

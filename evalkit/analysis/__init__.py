@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from evalkit.analysis.features import group_of, trace_features
     from evalkit.analysis.outcomes import Outcome, detect_outcome, parse_outcome
     from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
-    from evalkit.analysis.review import render_review, review_key, write_review
+    from evalkit.analysis.review import render_review, review_key, trace_payload, trace_script, write_review
     from evalkit.analysis.sampling import sample_traces
     from evalkit.analysis.saturation import Saturation, SaturationPoint, saturation_curve
     from evalkit.analysis.store import (
@@ -81,6 +81,8 @@ __all__ = [
     "sample_traces",
     "saturation_curve",
     "trace_features",
+    "trace_payload",
+    "trace_script",
     "transcript",
     "uncoded_fails",
     "unknown_modes",

@@ -105,6 +105,24 @@ def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] 
     return template.render(title=title or f"{len(traces)} traces", count=len(traces), data=script_json(data))
 
 
+def trace_script() -> str:
+    """The review page's JavaScript that draws one trace (header chips, the conversation as a chat, the
+    observation tree), for another page that shows traces (the report's trace viewer).
+
+    It defines ``header(t)``, ``conversation(t)``, ``tree(t, entry)`` and ``jumpTo(obsId)`` and expects the
+    page's script to define ``el(tag, cls, text)``, ``has(obj, key)`` and ``$(id)`` around it; an ``entry``
+    with ``markable: false`` draws no "mark first failure" buttons. Traces are given as
+    :func:`trace_payload` makes them.
+    """
+    return page_environment("evalkit.analysis").get_template("review-trace.js.j2").render()
+
+
+def trace_payload(trace: Trace, hide_metadata: Sequence[str] = ()) -> dict[str, Any]:
+    """A trace as the page's trace script reads it: its stored form (each repeated history once) with
+    its transcript, and without the metadata fields named in ``hide_metadata``."""
+    return _trace_payload(trace, hide_metadata)
+
+
 def write_review(out: str | Path, traces: Sequence[Trace], **options: Any) -> Path:
     """Write the review page atomically (see :func:`render_review` for the options); returns its path."""
     path = Path(out)

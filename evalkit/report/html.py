@@ -71,11 +71,12 @@ def render_report(run_dir: str | Path) -> str:
             "notebook_html": f"{nb.name}/{NOTEBOOK_HTML}" if html_page.exists() else None,
         })
     # Sections other packages registered (evalkit.report.sections), each shown when its file is here
-    added = [{"id": s.id, "title": s.title, "html": s.render(run / s.file)}
-             for s in registered_sections() if (run / s.file).is_file()]
+    shown = [s for s in registered_sections() if (run / s.file).is_file()]
+    added = [{"id": s.id, "title": s.title, "html": s.render(run / s.file)} for s in shown]
     template = page_environment("evalkit.report", readable=readable).get_template("index.html.j2")
     return template.render(manifest=manifest, sections=sections, vega_bundle=Markup(vega_bundle()),
-                           added_sections=added)
+                           added_sections=added, section_styles=[Markup(s.style) for s in shown if s.style],
+                           section_scripts=[Markup(s.script) for s in shown if s.script])
 
 
 def write_report(run_dir: str | Path) -> Path:
