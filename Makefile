@@ -40,6 +40,8 @@ demo: $(STAMP)
 	cmp reports/sample-judge/criterion-verdicts.jsonl data/sample/criterion-verdicts.jsonl
 	cmp reports/sample-judge/criterion-verdicts.runs.jsonl data/sample/criterion-verdicts.runs.jsonl
 	$(BIN)/evalkit run data/sample/subject.yaml --out reports/sample
+	# Both runs above were recorded in reports/history: the trend each report draws, and the CI check
+	$(BIN)/evalkit history show reports/history
 	# A skill release of the sample tool: lint, validate, run both arms, the worksheet, resume with recorded answers
 	$(BIN)/evalkit skill-eval lint $(SKILLEVAL)/skills/candidate --policy $(SKILLEVAL)/registry/policy.json
 	$(BIN)/evalkit skill-eval lint $(SKILLEVAL)/skills/baseline --policy $(SKILLEVAL)/registry/policy.json

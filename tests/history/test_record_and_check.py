@@ -108,3 +108,14 @@ def test_history_cli_shows_and_checks_writing_markdown(tmp_path, capsys):
     md.parent.mkdir()
     assert main(["history", "check", str(tmp_path / "history"), "--markdown", str(md)]) == 1
     assert "`grounded`" in md.read_text(encoding="utf-8") and md.read_text(encoding="utf-8") == capsys.readouterr().out
+
+
+def test_a_criterions_corrected_rate_wins_over_the_observed_one_whichever_notebook_came_first():
+    from evalkit.contracts.summary import Headline
+    from evalkit.history import merge_headlines
+
+    observed = rate("grounded", 0.83, 0.78, 0.87, corrected=False)
+    corrected = rate("grounded", 0.95, 0.9, 1.0)
+    merged = merge_headlines([Headline(criteria=[observed], gate="fail"), Headline(criteria=[corrected])])
+    assert merged.criteria == [corrected] and merged.gate == "fail"
+    assert merge_headlines([Headline(criteria=[corrected]), Headline(criteria=[observed])]).criteria == [corrected]
