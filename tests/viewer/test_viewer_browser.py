@@ -69,6 +69,11 @@ def test_search_filters_the_embedded_traces_by_text_tool_mode_and_verdict(report
     page.select_option("#tv-mode", "")
     page.select_option("#tv-verdict", "grounded:fail")
     assert listed() and all(int(t[1:]) % 2 == 1 for t in listed())
+    page.click("#tv-results li >> nth=0")  # opened on the verdict it was listed for, its refs marked
+    page.wait_for_selector("#tv-viewer .tv-verdict.focus.fail[data-criterion='grounded']")
+    assert page.evaluate("location.hash") == f"#trace={listed()[0]}&criterion=grounded"
+    assert page.eval_on_selector_all("#tv-viewer .steps mark.tv-ref", "ms => ms.length") > 0
+    page.keyboard.press("Escape")
     page.evaluate("location.hash = 'traces&mode=wrong-order'")
     page.wait_for_function("document.querySelectorAll('#tv-results li').length === 2")
     page.click("#tv-results li >> nth=0")
