@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from evalkit.io import canonical_line
 from evalkit.pipeline import run_subject
 from tests.viewer.conftest import XSS
 
@@ -80,4 +81,23 @@ def test_search_filters_the_embedded_traces_by_text_tool_mode_and_verdict(report
     page.wait_for_selector("#tv-viewer:not([hidden]) .tv-panel")
     assert "Wrong order" in page.inner_text("#tv-viewer .tv-badge.mode")
     assert page.evaluate("window.__xss") is None
+    assert page.console_errors == [] and page.page_errors == [] and page.blocked == []
+
+
+def test_a_cited_message_is_marked_but_not_the_others_named_by_the_same_step(viewer_subject, tmp_path, offline_page):
+    # The question and the reply both come from step t1-g1 (its input and its output): a ref to the reply
+    # must not mark the question as cited.
+    verdicts = viewer_subject.parent / "verdicts.jsonl"
+    with verdicts.open("a", encoding="utf-8") as out:
+        out.write(canonical_line({"criterionId": "announces", "traceId": "t1", "result": "fail", "confidence": 0.8,
+                                  "critique": "Says it looks the order up.",
+                                  "refs": [{"obs": "t1-g1", "path": "output.content", "value": "Looking it up."}]}))
+    run_subject(viewer_subject, tmp_path / "run", at="2026-01-01T00:00:00Z")
+    page = offline_page
+    page.goto((tmp_path / "run" / "index.html").as_uri() + "#trace=t1&criterion=announces")
+    page.wait_for_selector("#tv-viewer .tv-verdict.focus.fail[data-criterion='announces']")
+    cited = page.eval_on_selector_all("#tv-viewer .convo .bubble.cited .role > span:first-child",
+                                      "s => s.map(e => e.textContent)")
+    assert cited == ["assistant", "tool \u00b7 order_lookup"]  # the reply, and the tool result grounded cites
+    assert "Looking it up." in page.inner_text("#tv-viewer .convo .bubble.cited >> nth=0")
     assert page.console_errors == [] and page.page_errors == [] and page.blocked == []
