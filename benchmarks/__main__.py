@@ -8,6 +8,7 @@ from benchmarks import (
     bench_ingest,
     bench_judge,
     bench_run,
+    bench_trajectory,
 )
 
 if __name__ == "__main__":
@@ -21,6 +22,8 @@ if __name__ == "__main__":
     bench_judge.main([])
     print("== checks ==")
     bench_checks.main([])
+    print("== trajectory checks (the sample's traces) ==")
+    bench_trajectory.main([])
     print("== digest ==")
     bench_digest.main([])
     print("== a small evalkit run (three notebooks on one trace) ==")

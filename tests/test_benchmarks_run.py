@@ -18,6 +18,7 @@ from benchmarks import (
     bench_judge,
     bench_run,
     bench_scale,
+    bench_trajectory,
 )
 
 pytestmark = pytest.mark.slow
@@ -31,6 +32,7 @@ TINY = {
     "digest": (bench_digest.main, ["--files", "4", "--mb", "1", "--rounds", "1"]),
     "scale": (bench_scale.main, ["--scale", "0.001", "--flow-traces", "10"]),
     "run": (bench_run.main, ["--rounds", "1", "--notebooks", "00_overview"]),
+    "trajectory": (bench_trajectory.main, ["--rounds", "1"]),
 }
 
 

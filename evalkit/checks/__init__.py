@@ -1,7 +1,9 @@
 """From eval matrix to scorecard: code checks, the router, the gate, repeats, the behavior tree, the review.
 
-- Code checks: seven primitives (:data:`PRIMITIVES`), configured per criterion in the matrix
-  (``check: {primitive, params}``), each returning a ``CriterionVerdict`` whose refs ``resolve_ref`` resolves.
+- Code checks: thirteen primitives (:data:`PRIMITIVES`), configured per criterion in the matrix
+  (``check: {primitive, params}``), each returning a ``CriterionVerdict`` whose refs ``resolve_ref`` resolves;
+  six of them (:data:`TRAJECTORY_CHECKS`) read the trace's tool calls: called, not called, the sequence
+  against an expected one, arguments, step budgets, loops.
 - Router: ``checkMethod`` -> deterministic | llm-judge | hybrid; a hybrid code fail is final; no fallback.
 - Scorecard: the CRIT/HIGH gate per component, Wilson pass rates, corrected rates for validated judges,
   the judge behind each judged criterion (provider, model, temperature, prompt digest), a 60-column card.
@@ -20,13 +22,14 @@ from typing import TYPE_CHECKING
 
 from evalkit.checks.base import Check
 from evalkit.checks.batch_judge import BatchJudged, batch_judge
+from evalkit.checks.budgets import NoLoop, StepBudget
 from evalkit.checks.card import WIDTH, render_card
+from evalkit.checks.catalog import PRIMITIVES, TRAJECTORY_CHECKS, build_check
 from evalkit.checks.eval_run import NOT_RECORDED, EvalRun, eval_subject, read_eval_run
 from evalkit.checks.headline import scorecard_headline
 from evalkit.checks.judges import judges_from_runs, read_judges, with_judges
 from evalkit.checks.primitives import (
     FORMATS,
-    PRIMITIVES,
     FormatValidity,
     Presence,
     RecoveryAfterFailure,
@@ -34,7 +37,6 @@ from evalkit.checks.primitives import (
     SchemaConformance,
     StringEquality,
     ToolOutputFailure,
-    build_check,
 )
 from evalkit.checks.reading import TRACE_ROOT
 from evalkit.checks.review import ITEMS, review_runs
@@ -60,6 +62,9 @@ from evalkit.checks.scorecard import (
     tally_outcomes,
     worst,
 )
+from evalkit.checks.tool_calls import ArgsPredicate, arguments, json_subset, tool_calls
+from evalkit.checks.trajectory import ArgumentCorrect, ToolCalled, ToolNotCalled
+from evalkit.checks.trajectory_match import TrajectoryMatch, lcs_pairs
 from evalkit.checks.tree import (
     RARE_SHARE,
     DecisionCheck,
@@ -97,6 +102,18 @@ if TYPE_CHECKING:
     from evalkit.checks.tree_drawing import draw_tree, tree_graph
 
 __all__ = [
+    "TRAJECTORY_CHECKS",
+    "ArgsPredicate",
+    "ArgumentCorrect",
+    "NoLoop",
+    "StepBudget",
+    "ToolCalled",
+    "ToolNotCalled",
+    "TrajectoryMatch",
+    "arguments",
+    "json_subset",
+    "lcs_pairs",
+    "tool_calls",
     "MissingSlot",
     "NodeCheck",
     "TreeCheck",

@@ -1,7 +1,8 @@
 """What every code check shares: parameters read strictly from the matrix, and the verdict it writes.
 
 A code check is certain: it passes or fails with confidence 1, a critique that says what it read, and refs
-to the values it read (resolvable with ``resolve_ref``).
+to the values it read (resolvable with ``resolve_ref``). The one exception is a trace that does not record
+what the check measures (no timestamps for a time budget): that verdict is ``uncertain``, saying so.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from typing import Any, ClassVar
 
 from evalkit.checks.reading import holds
 from evalkit.contracts.trace import Trace
-from evalkit.contracts.verdict import CriterionVerdict, Ref
+from evalkit.contracts.verdict import BlockedBy, CriterionVerdict, Ref
 from evalkit.errors import CheckError
+
+MAX_REFS = 3
+"""Refs a verdict cites at most: the first places read, enough to re-check it by hand."""
 
 
 class Check(ABC):
@@ -68,6 +72,13 @@ class Check(ABC):
         if kept:
             fields["refs"] = kept
         return CriterionVerdict(**fields)
+
+    def undecided(self, trace: Trace, critique: str) -> CriterionVerdict:
+        """An ``uncertain`` verdict for a trace that does not record what the check measures (a time budget
+        on a trace without timestamps): never a pass it cannot show, never a fail it cannot show either."""
+        text = f"[{self.primitive}] {critique}"
+        return CriterionVerdict(criterion_id=self.criterion_id, trace_id=trace.id, result="uncertain",
+                                confidence=None, critique=text, blocked_by=BlockedBy(kind="scope", text=critique))
 
 
 def _when(spec: Any, where: str) -> list[tuple[str, str, str]]:

@@ -95,4 +95,44 @@ def fast_validity(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
     return valid
 
 
-__all__ = ["SAFE_KEYWORDS", "fast_validity"]
+class SchemaCheck:
+    """A JSON Schema checked once, then asked of many documents: the compiled function's *valid* first
+    (where :func:`fast_validity` gives one), else ``jsonschema``, whose answer and message stand.
+
+    Raises:
+        ValueError: the schema is not a valid JSON Schema (the message says why).
+    """
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        # Imported here: importing jsonschema takes about 2 s (its URI format checker compiles grammars),
+        # paid by every process that imports the checks (a cluster's client and each worker) otherwise.
+        import jsonschema
+
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+        try:
+            cls.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise ValueError(f"schema is not a valid JSON Schema: {exc.message}") from None
+        self.validator = cls(schema)
+        # Compiled once per schema: its "valid" is trusted, anything else is asked of jsonschema.
+        self.fast_valid = fast_validity(schema) if cls is jsonschema.Draft202012Validator else None
+
+    def valid(self, document: Any) -> bool:
+        """Whether the document conforms."""
+        return self.fast_valid is not None and self.fast_valid(document) or self.validator.is_valid(document)
+
+    def problem(self, document: Any) -> tuple[str, str] | None:
+        """Why the document does not conform, as ``(where, message)`` (``where`` like ``.items[0]``, empty
+        at the root), or None when it does."""
+        if self.valid(document):
+            return None
+        from jsonschema.exceptions import best_match
+
+        error = best_match(self.validator.iter_errors(document))
+        if error is None:
+            return None
+        at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        return at, error.message[:160]
+
+
+__all__ = ["SAFE_KEYWORDS", "SchemaCheck", "fast_validity"]

@@ -15,15 +15,12 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlparse
 
-from evalkit.checks.base import Check
-from evalkit.checks.fast_schema import fast_validity
+from evalkit.checks.base import MAX_REFS, Check
+from evalkit.checks.fast_schema import SchemaCheck
 from evalkit.checks.reading import TRACE_ROOT, cite, places, text_of
 from evalkit.contracts.trace import Observation, Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import CheckError
-
-MAX_REFS = 3
-"""Refs a verdict cites at most: the first places read, enough to re-check it by hand."""
 
 
 def _empty(value: Any) -> bool:
@@ -205,20 +202,10 @@ class SchemaConformance(Check):
     def __init__(self, criterion_id: str, params: Mapping[str, Any], **kw: Any) -> None:
         super().__init__(criterion_id, params, **kw)
         self.obs, self.path = self.param("obs", str), self.param("path", str, "")
-        schema = self.param("schema", dict)
-        # Imported here: importing jsonschema takes about 2 s (its URI format checker compiles grammars),
-        # paid by every process that imports the checks (a cluster's client and each worker) otherwise.
-        import jsonschema
-
-        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         try:
-            cls.check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            raise CheckError(f"schema-conformance: schema is not a valid JSON Schema: {exc.message}",
-                             path=f"{self.where}.schema") from None
-        self.validator = cls(schema)
-        # Compiled once per schema: its "valid" is trusted, anything else is asked of jsonschema.
-        self.fast_valid = fast_validity(schema) if cls is jsonschema.Draft202012Validator else None
+            self.schema = SchemaCheck(self.param("schema", dict))
+        except ValueError as exc:
+            raise CheckError(f"schema-conformance: {exc}", path=f"{self.where}.schema") from None
 
     def run(self, trace: Trace) -> CriterionVerdict:
         found = list(places(trace, self.obs, self.path))
@@ -229,15 +216,11 @@ class SchemaConformance(Check):
             if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
                 with contextlib.suppress(ValueError):
                     doc = json.loads(value)
-            if self.fast_valid is not None and self.fast_valid(doc) or self.validator.is_valid(doc):
-                continue
-            from jsonschema.exceptions import best_match
-
-            error = best_match(self.validator.iter_errors(doc))
-            if error is not None:
-                at = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+            problem = self.schema.problem(doc)
+            if problem is not None:
+                at, message = problem
                 return self.verdict(trace, False, f"{_where(self.obs, self.path)}{at} breaks the schema: "
-                                    f"{error.message[:160]}", [cite(obs, self.path, value)])
+                                    f"{message}", [cite(obs, self.path, value)])
         return self.verdict(trace, True, f"{len(found)} {_where(self.obs, self.path)} conform to the schema.",
                             [cite(o, self.path, v) for o, v in found[:MAX_REFS]])
 
@@ -375,22 +358,3 @@ class RecoveryAfterFailure(_FailureRule):
         o, (reason, path, value), ok = last_ok
         return self.verdict(trace, True, f"{failures} failure(s) each followed by a successful call, e.g. "
                             f"{o.id} ({reason}) by {ok.id}.", [cite(o.id, path, value), cite(ok.id, "id", ok.id)])
-
-
-PRIMITIVES: dict[str, type[Check]] = {c.primitive: c for c in (
-    Presence, StringEquality, FormatValidity, SchemaConformance, RefIntegrity, RecoveryAfterFailure,
-    ToolOutputFailure)}
-"""Every primitive by the name a matrix's ``check.primitive`` uses."""
-
-
-def build_check(criterion_id: str, primitive: str, params: Mapping[str, Any], *, where: str = "check") -> Check:
-    """The check a criterion configures.
-
-    Raises:
-        CheckError: unknown primitive, or parameters it does not accept.
-    """
-    cls = PRIMITIVES.get(primitive)
-    if cls is None:
-        raise CheckError(f"unknown check primitive {primitive!r} (one of: {', '.join(PRIMITIVES)})",
-                         path=f"{where}.primitive")
-    return cls(criterion_id, params, where=f"{where}.params")

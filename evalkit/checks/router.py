@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evalkit.checks.base import Check
-from evalkit.checks.primitives import build_check
+from evalkit.checks.catalog import build_check
 from evalkit.contracts.matrix import (
     DETERMINISTIC_CHECK_METHODS,
     JUDGE_CHECK_METHODS,

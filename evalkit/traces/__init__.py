@@ -52,12 +52,14 @@ if TYPE_CHECKING:
     from evalkit.traces.stats_json import stats_json
     from evalkit.traces.storage import stored_form
     from evalkit.traces.trace_format import TraceFormat
+    from evalkit.traces.tree import utc_micros
 
 __all__ = [
     "BUILT_IN_FORMATS",
     "ENTRY_POINT_GROUP",
     "stats_json",
     "stored_form",
+    "utc_micros",
     "DAY",
     "FORMATS",
     "NULL_PARTITION",

@@ -69,9 +69,9 @@ def _trace(answer):
                                                                                       "default": "x"}}}])
 def test_schema_conformance_gives_the_same_verdicts_with_or_without_the_compiled_path(schema):
     check = SchemaConformance("c", {"obs": "respond", "path": "output", "schema": schema})
-    assert (check.fast_valid is not None) == ("default" not in str(schema))
+    assert (check.schema.fast_valid is not None) == ("default" not in str(schema))
     good, bad = check.run(_trace("Shipped.")), check.run(_trace(""))
     assert good.result == "pass" and bad.result == "fail"
     assert "output.answer breaks the schema" in bad.critique  # the message is jsonschema's
-    check.fast_valid = None
+    check.schema.fast_valid = None
     assert check.run(_trace("Shipped.")) == good and check.run(_trace("")) == bad
