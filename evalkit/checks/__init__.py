@@ -39,6 +39,7 @@ from evalkit.checks.primitives import (
     ToolOutputFailure,
 )
 from evalkit.checks.reading import TRACE_ROOT
+from evalkit.checks.regressions import regression_set
 from evalkit.checks.review import ITEMS, review_runs
 from evalkit.checks.router import (
     METHOD_TRACKS,
@@ -102,6 +103,7 @@ if TYPE_CHECKING:
     from evalkit.checks.tree_drawing import draw_tree, tree_graph
 
 __all__ = [
+    "regression_set",
     "TRAJECTORY_CHECKS",
     "ArgsPredicate",
     "ArgumentCorrect",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evalkit.contracts.scorecard import CriterionScore, RateInterval, Scorecard
+from evalkit.contracts.scorecard import CriterionScore, RateInterval, RegressionSet, Scorecard
 
 WIDTH = 60
 """Card width in columns, borders included."""
@@ -36,11 +36,35 @@ def _flags(c: CriterionScore) -> str:
     return " ".join(parts)
 
 
+REGRESSIONS_LISTED = 8
+"""Regression cases the card names (failing again first, then undecided, then not run); the rest are counted."""
+_SHOWN = {"fail": "FAIL", "incomplete": "?", "not-run": "-"}
+
+
+def _regression_rows(reg: RegressionSet) -> list[str]:
+    """The regression set: a head with the worst result, the counts, then each case not fixed."""
+    worst = "FAIL" if reg.failed else "INCOMPLETE" if reg.incomplete or reg.not_run else "PASS"
+    rows = [_split(f"REGRESSIONS {len(reg.cases)} case(s) from past failures", worst),
+            _row(f" fixed {reg.passed}, failing again {reg.failed}, undecided {reg.incomplete}, "
+                 f"not run {reg.not_run}")]
+    order = {"fail": 0, "incomplete": 1, "not-run": 2}
+    open_cases = sorted((c for c in reg.cases if c.result != "pass"), key=lambda c: order[c.result])
+    for c in open_cases[:REGRESSIONS_LISTED]:
+        which = c.failed_criteria if c.result == "fail" else c.undecided_criteria
+        origin = f" from {c.origin_trace_id}" if c.origin_trace_id else ""
+        rows.append(_row(f" {_SHOWN[c.result]:<4} {c.case_id}{origin} {' '.join(which)}".rstrip()))
+    if len(open_cases) > REGRESSIONS_LISTED:
+        rows.append(_row(f" and {len(open_cases) - REGRESSIONS_LISTED} more (scorecard.json regressions)"))
+    return rows
+
+
 def render_card(card: Scorecard) -> str:
     """The scorecard as lines of at most :data:`WIDTH` columns: run verdict, then each component with its
     criteria (severity, id, pass rate and Wilson interval, outcome flags, the corrected rate below when
     there is one, and the judge that decided it: provider, model, temperature, the first 8 hex digits of its
-    prompt digest), then the warnings. Flags: F failed, U uncertain, E errored, M missing, S skipped."""
+    prompt digest), then the regression set (cases derived from past failures: fixed, failing again, undecided,
+    not run; those not fixed named), then the warnings. Flags: F failed, U uncertain, E errored, M missing,
+    S skipped."""
     rule = "+" + "-" * (WIDTH - 2) + "+"
     lines = [rule, _split(f"SCORECARD {card.subject}", card.verdict.upper()),
              _row(f"matrix {card.matrix_version}, {card.trace_count} traces, {card.generated_at}"), rule]
@@ -57,6 +81,9 @@ def render_card(card: Scorecard) -> str:
         for reason in comp.reasons:
             lines.append(_row(f"  ! {reason}"))
     lines.append(rule)
+    if card.regressions is not None:
+        lines += _regression_rows(card.regressions)
+        lines.append(rule)
     for warning in card.warnings:
         lines.append(_row(f"warn: {warning}"))
     if card.warnings:

@@ -23,6 +23,7 @@ from typing import Any
 
 from evalkit.checks.batch_judge import BatchJudged, batch_judge
 from evalkit.checks.judges import read_judges, with_judges
+from evalkit.checks.regressions import regression_set
 from evalkit.checks.router import Judge, Outcome, RoutedCriterion, decide, route
 from evalkit.checks.run import write_scorecard
 from evalkit.checks.scorecard import build_scorecard, tally_outcomes
@@ -134,7 +135,7 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
     from evalkit.contracts.matrix import EvalMatrix
     from evalkit.judge import ProviderError
     from evalkit.subjects import input_digests, load_subject
-    from evalkit.suite import run_subject
+    from evalkit.suite import read_dataset, run_subject
 
     resolved = load_subject(subject_file)
     subject = resolved.subject
@@ -176,6 +177,9 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
     card = card.model_copy(update={"warnings": [*card.warnings, *_run_warnings(ran.counts(), routed,
                                                                                     judged, skip_note),
                                                 *_stability_warnings(outcomes, traces, repeats)]})
+    regressions = regression_set(read_dataset(resolved.resolve(subject.dataset)).cases, routed, outcomes, traces)
+    if regressions is not None:
+        card = card.model_copy(update={"regressions": regressions})
     write_verdicts(out / "verdicts.jsonl", outcomes)
     write_scorecard(out / "scorecard.json", card)
     from evalkit.checks.card import render_card
@@ -191,6 +195,9 @@ def eval_subject(subject_file: str | Path, out_dir: str | Path, *, repeats: int 
             "provider": getattr(provider, "name", None), "model": getattr(provider, "model", None),
             "criteria": list(judged.criteria), "pairs": judged.pairs, "verdicts": len(judged.verdicts)},
         "calibratedCriteria": sorted(calibrations),
+        "regressions": None if regressions is None else {
+            "cases": len(regressions.cases), "passed": regressions.passed, "failed": regressions.failed,
+            "incomplete": regressions.incomplete, "notRun": regressions.not_run},
         "verdict": card.verdict,
         "files": list(FILES),
     }

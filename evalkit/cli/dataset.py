@@ -7,26 +7,12 @@ import sys
 from pathlib import Path
 
 from evalkit.cli.parsers import add_command_group
-from evalkit.errors import InputError
 
 
 def _suite_path(subject_or_dataset: str) -> Path:
-    """The suite file a subject names, or the argument itself when it is a suite file."""
-    from evalkit.io.documents import read_records
+    from evalkit.suite import suite_of
 
-    path = Path(subject_or_dataset)
-    records = read_records(path)
-    first = records[0].value if records else {}
-    if isinstance(first, dict) and "cases" in first:
-        return path
-    if isinstance(first, dict) and "notebooks" in first:
-        from evalkit.subjects import load_subject
-
-        resolved = load_subject(path)
-        if resolved.subject.dataset is None:
-            raise InputError("the subject names no dataset (add dataset: FILE)", file=str(path), path="dataset")
-        return resolved.base / resolved.subject.dataset
-    raise InputError("neither a subject file nor a suite file (dataset)", file=str(path))
+    return suite_of(subject_or_dataset).path
 
 
 def _cmd_expand(args: argparse.Namespace) -> int:
@@ -45,59 +31,32 @@ def _cmd_expand(args: argparse.Namespace) -> int:
     return 0
 
 
-def _offered_cases(path: str) -> list:
-    from evalkit.contract_files import read_model, read_models
-    from evalkit.contracts.dataset import Case, Dataset
-    from evalkit.io.documents import read_records
-
-    records = read_records(Path(path))
-    if len(records) == 1 and isinstance(records[0].value, dict) and "cases" in records[0].value:
-        return list(read_model(path, Dataset).cases)
-    return read_models(path, Case)
-
-
-def _write_merged(suite: Path, dataset, offered: list, quiet: bool) -> int:
-    from evalkit.suite import merge, write_dataset
-
-    result = merge(dataset, offered)
+def _print_merge(suite: Path, result) -> None:
     for dup in result.near_duplicates:
         print(f"near-duplicate dropped: {dup.case.id} repeats {dup.of} (similarity {dup.similarity:.2f})",
               file=sys.stderr)
-    if result.added:
-        write_dataset(suite, result.dataset)
-    if not quiet:
-        print(f"{suite}: {result.summary()}")
-    return 0
+    print(f"{suite}: {result.summary()}")
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:
-    from evalkit.suite import read_dataset
+    from evalkit.suite import merge_into, read_offered
 
     suite = _suite_path(args.subject)
-    return _write_merged(suite, read_dataset(suite), _offered_cases(args.cases_file), False)
+    _print_merge(suite, merge_into(suite, read_offered(args.cases_file)))
+    return 0
 
 
 def _cmd_derive(args: argparse.Namespace) -> int:
-    from evalkit.contract_files import read_models
-    from evalkit.contracts.labels import HumanLabel
-    from evalkit.suite import derive_cases, outcomes_from_labels, read_dataset
-    from evalkit.traces import iter_traces
+    from evalkit.suite import derive_into_suite
 
-    suite = _suite_path(args.subject)
-    outcomes = outcomes_from_labels(read_models(args.labels, HumanLabel))
-    derived = derive_cases(iter_traces(args.traces), outcomes, only=args.only)
-    reasons: dict[str, int] = {}
-    for why in derived.skipped.values():
-        reasons[why] = reasons.get(why, 0) + 1
-    for why, n in sorted(reasons.items()):
+    done = derive_into_suite(args.subject, args.traces, labels=args.labels, review=args.from_review,
+                             verdicts=args.from_verdicts, only=args.only)
+    for why, n in done.reasons.items():
         print(f"{n} trace(s) left out: {why}", file=sys.stderr)
-    seen: set[str] = set()
-    unique = [c for c in derived.cases if not (c.id in seen or seen.add(c.id))]  # first trace per prompt
-    same = len(derived.cases) - len(unique)
-    print(f"{len(derived.cases)} case(s) derived from {args.traces}"
-          + (f" ({same} repeat the prompt and outcome of an earlier trace: one case each)" if same else ""),
-          file=sys.stderr)
-    return _write_merged(suite, read_dataset(suite), unique, False)
+    same = f" ({done.repeats} repeat the prompt and outcome of an earlier trace: one case each)" if done.repeats else ""
+    print(f"{len(done.derived.cases)} case(s) derived{same}", file=sys.stderr)
+    _print_merge(done.suite, done.merged)
+    return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -126,15 +85,28 @@ def add_dataset_parser(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--missing", action="store_true", help="only the tuples no case realises yet")
     e.set_defaults(func=_cmd_expand)
 
-    m = commands.add_parser("merge", help="append new cases from a file (a suite file or case records)")
+    m = commands.add_parser("merge", help="append new cases from a file (a suite file or case records)",
+                            description="The only way cases from a file enter the suite: new ids are appended, "
+                                        "near-duplicates of a suite case (or of a case kept before them) dropped "
+                                        "and named, the version bumped.")
     m.add_argument("subject", metavar="SUBJECT")
     m.add_argument("cases_file", metavar="CASES_FILE")
     m.set_defaults(func=_cmd_merge)
 
-    d = commands.add_parser("derive", help="derive cases from past traces and their human labels, and merge them")
+    d = commands.add_parser(
+        "derive", help="derive cases from past traces and how they came out (labels, a review, judge verdicts)",
+        description="One derived case per past trace with an outcome: the trace's input prompt as the query, tuple "
+                    "{outcome: pass|fail}, the origin trace id; from a review or verdicts, the failure modes (or "
+                    "failed criteria) and critique as the case's expectation. Derived fail cases are the "
+                    "regression set the next eval run shows on the card. Merged into the suite (near-duplicates "
+                    "dropped, each named).")
     d.add_argument("subject", metavar="SUBJECT")
-    d.add_argument("traces", metavar="TRACES")
-    d.add_argument("--labels", required=True, metavar="LABELS", help="human labels (pass/fail per trace)")
+    d.add_argument("traces", metavar="TRACES", nargs="?", help="the past traces (default: the subject's traces)")
+    source = d.add_mutually_exclusive_group(required=True)
+    source.add_argument("--labels", metavar="LABELS", help="human labels (pass/fail per trace and criterion)")
+    source.add_argument("--from-review", metavar="FILE",
+                        help="the review page's export (its Export button), or an annotation store (JSONL)")
+    source.add_argument("--from-verdicts", metavar="FILE", help="judge verdicts (criterion-verdict JSONL)")
     d.add_argument("--only", nargs="+", metavar="OUTCOME", help="keep only these outcomes, e.g. --only fail")
     d.set_defaults(func=_cmd_derive)
 

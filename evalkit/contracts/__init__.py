@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from evalkit.contracts.base import CamelContract, OpenCamelContract, SnakeContract
     from evalkit.contracts.batch import Batch, BatchEntry, BatchIndex, BatchRow
     from evalkit.contracts.behavior_tree import BehaviorEdge, BehaviorNode, BehaviorTree
-    from evalkit.contracts.dataset import AgentRun, Case, Dataset, Dimension
+    from evalkit.contracts.dataset import AgentRun, Case, CaseExpectation, CaseOrigin, Dataset, Dimension
     from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest, FailingCaseRef, LoopBudget
     from evalkit.contracts.flow import (
         ExpectedEdge,
@@ -55,6 +55,8 @@ if TYPE_CHECKING:
         CriterionScore,
         OutcomeCounts,
         RateInterval,
+        RegressionCase,
+        RegressionSet,
         Scorecard,
     )
     from evalkit.contracts.skilleval import (
@@ -110,6 +112,8 @@ __all__ = [
     "CalibrationBinding",
     "CamelContract",
     "Case",
+    "CaseExpectation",
+    "CaseOrigin",
     "ChangeRequestResponse",
     "Chart",
     "ConfidenceInterval",
@@ -181,6 +185,8 @@ __all__ = [
     "CriterionScore",
     "OutcomeCounts",
     "RateInterval",
+    "RegressionCase",
+    "RegressionSet",
     "Scorecard",
 ]
 

@@ -25,8 +25,31 @@ class Dimension(CamelContract):
     values: list[str] = Field(min_length=1)
 
 
+class CaseExpectation(CamelContract):
+    """What a case expects of the agent: the behaviour it should show, the failure modes the case probes (or,
+    for a case derived from a failure, the failure it must not show again) and that failure's critique."""
+
+    behaviour: str | None = Field(default=None, min_length=1)
+    failure_modes: list[str] = Field(default_factory=list)
+    """Failure-mode ids of the taxonomy, or the ids of the criteria a past trace failed."""
+    critique: str | None = Field(default=None, min_length=1)
+    """Why the past trace failed, as the reviewer or the judge wrote it."""
+
+
+class CaseOrigin(CamelContract):
+    """How a synthetic case was written: by which model, from which prompt (its digest), for which tuple."""
+
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    prompt_digest: str = Field(min_length=1)
+    tuple: dict[str, str] = Field(min_length=1)
+
+
 class Case(CamelContract):
-    """One test case: a dimension-name to value assignment realized as a natural-language query."""
+    """One test case: a dimension-name to value assignment realized as a natural-language query.
+
+    The id is derived from the tuple and the query only (``evalkit.suite.case_id``); ``expected`` and
+    ``origin`` describe the case and never change its id."""
 
     id: str
     tuple: dict[str, str] = Field(min_length=1)
@@ -35,6 +58,8 @@ class Case(CamelContract):
     origin_trace_id: str | None = None
     selected_by: str | None = None
     rationale: str | None = None
+    expected: CaseExpectation | None = None
+    origin: CaseOrigin | None = None
 
 
 class Dataset(CamelContract, SchemaNamed):

@@ -82,6 +82,37 @@ class ComponentScore(CamelContract):
     criteria: list[CriterionScore]
 
 
+RegressionResult = Literal["pass", "fail", "incomplete", "not-run"]
+"""How a case derived from a past failure came out in this run: fixed, failing again, undecided (a
+criterion uncertain, errored, missing or skipped on it), or not run (no trace)."""
+
+
+class RegressionCase(CamelContract):
+    """One regression case (a case derived from a failing past trace) in this run."""
+
+    case_id: str
+    origin_trace_id: str | None = None
+    failure_modes: list[str] = Field(default_factory=list)
+    """The failure modes (or failed criteria) the origin trace showed."""
+    criteria: list[str] = Field(default_factory=list)
+    """The criteria it was judged on: those of ``failureModes`` the matrix has, else every criterion."""
+    result: RegressionResult
+    failed_criteria: list[str] = Field(default_factory=list)
+    undecided_criteria: list[str] = Field(default_factory=list)
+    traces: int = Count
+
+
+class RegressionSet(CamelContract):
+    """The suite's regression cases in this run, and how many are fixed, fail again, are undecided, or did
+    not run."""
+
+    cases: list[RegressionCase]
+    passed: int = Count
+    failed: int = Count
+    incomplete: int = Count
+    not_run: int = Count
+
+
 class Scorecard(CamelContract, SchemaNamed):
     """The gate verdict of one run over a set of traces."""
 
@@ -92,3 +123,5 @@ class Scorecard(CamelContract, SchemaNamed):
     verdict: RunVerdict
     components: list[ComponentScore]
     warnings: list[str] = Field(default_factory=list)
+    regressions: RegressionSet | None = None
+    """The suite's cases derived from past failures, when it has any (``evalkit eval run``)."""

@@ -7,7 +7,16 @@ errored ones included.
 """
 
 from evalkit.errors import AppendOnlyViolation, TooManyTuples
-from evalkit.suite.derive import Derived, derive_cases, input_prompt, outcomes_from_labels
+from evalkit.suite.derive import (
+    Derived,
+    Finding,
+    derive_cases,
+    findings_from_review,
+    findings_from_verdicts,
+    input_prompt,
+    is_regression,
+    outcomes_from_labels,
+)
 from evalkit.suite.expand import MAX_TUPLES, expand_tuples, uncovered_tuples
 from evalkit.suite.files import (
     SuiteCheck,
@@ -15,6 +24,16 @@ from evalkit.suite.files import (
     check_dataset,
     read_dataset,
     write_dataset,
+)
+from evalkit.suite.growing import (
+    DeriveOutcome,
+    SuiteOf,
+    derive_into_suite,
+    findings_from_files,
+    merge_into,
+    read_offered,
+    read_review_annotations,
+    suite_of,
 )
 from evalkit.suite.ids import case_id, fnv1a32, tuple_key
 from evalkit.suite.merge import (
@@ -39,6 +58,18 @@ from evalkit.suite.runs import (
 )
 
 __all__ = [
+    "DeriveOutcome",
+    "Finding",
+    "SuiteOf",
+    "derive_into_suite",
+    "findings_from_files",
+    "findings_from_review",
+    "findings_from_verdicts",
+    "is_regression",
+    "merge_into",
+    "read_offered",
+    "read_review_annotations",
+    "suite_of",
     "MAX_TUPLES",
     "NEAR_DUPLICATE_JACCARD",
     "AgentRun",

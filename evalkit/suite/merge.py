@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from evalkit.contracts.dataset import Case, CaseSource, Dataset
+from evalkit.contracts.dataset import Case, CaseExpectation, CaseOrigin, CaseSource, Dataset
 from evalkit.errors import InputError
 from evalkit.suite.ids import case_id
 
@@ -36,9 +37,15 @@ def is_near_duplicate(query: str, other: str, threshold: float = NEAR_DUPLICATE_
     return jaccard(query_tokens(query), query_tokens(other)) >= threshold
 
 
-def new_case(case_tuple: dict[str, str], query: str, source: CaseSource, **provenance: str | None) -> Case:
-    """A case with its content-derived id; ``provenance`` sets origin_trace_id, selected_by, rationale."""
-    fields = {k: v for k, v in provenance.items() if v is not None}
+def new_case(case_tuple: dict[str, str], query: str, source: CaseSource, *, expected: CaseExpectation | None = None,
+             origin: CaseOrigin | None = None, **provenance: str | None) -> Case:
+    """A case with its content-derived id; ``provenance`` sets origin_trace_id, selected_by, rationale;
+    ``expected`` and ``origin`` describe it (they never change its id)."""
+    fields: dict[str, Any] = {k: v for k, v in provenance.items() if v is not None}
+    if expected is not None:
+        fields["expected"] = expected
+    if origin is not None:
+        fields["origin"] = origin
     return Case(id=case_id(case_tuple, query), tuple=dict(case_tuple), query=query, source=source, **fields)
 
 
