@@ -1,4 +1,4 @@
-"""``evalkit dataset expand|merge|derive|check``: grow and check a subject's suite (thin over evalkit.suite)."""
+"""``evalkit dataset expand|merge|derive|generate|check``: grow and check a subject's suite (thin over evalkit.suite)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,45 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from evalkit.contracts.judge import JudgePin
+    from evalkit.suite import generate_cases
+
+    pin = JudgePin(provider=args.provider, model=args.model or "*", base_url=args.base_url,
+                   max_tokens=args.max_tokens)
+    done = generate_cases(args.subject, pin, n=args.n, missing=args.missing,
+                          expected={"auto": None, "yes": True, "no": False}[args.expected], out=args.out,
+                          journal=args.journal, cache=args.cache, concurrency=args.concurrency,
+                          max_cost=args.max_cost, merge_into_suite=args.merge, cassette=args.cassette,
+                          record=args.record, timeout=args.timeout)
+    s = done.summary
+    which = "missing tuple(s)" if args.missing else "tuple(s)"
+    print(f"asked for {args.n} case(s) for each of {len(done.asked)} {which}: {s.calls} call(s), {s.cache_hits} "
+          f"cached, {s.resumed} resumed, {s.input_tokens + s.output_tokens} tokens, cost {s.cost_text()}")
+    for tuple_text, why in done.errors.items():
+        print(f"no case for {tuple_text}: {why}", file=sys.stderr)
+    for dup in done.merged.near_duplicates:
+        print(f"near-duplicate dropped: {dup.case.id} ({dup.case.query[:60]!r}) repeats {dup.of} "
+              f"(similarity {dup.similarity:.2f})", file=sys.stderr)
+    m = done.merged
+    print(f"written: {len(done.generated)} case(s); kept {len(m.added)}, {len(m.near_duplicates)} near-duplicate(s) "
+          f"dropped, {len(m.already_present)} already in the suite")
+    print(f"coverage: {done.before.describe()} -> {done.after.describe()}")
+    lacking = [mode for mode in done.after.modes_total if mode not in done.after.modes]
+    if lacking:
+        print(f"failure modes no case probes yet: {', '.join(lacking)}")
+    if done.merged_into_suite:
+        print(f"merged into the suite: {m.summary()}; the cases are also in {done.out}")
+    elif m.added:
+        print(f"{done.out}: {len(m.added)} case(s), not in the suite yet: evalkit dataset merge {args.subject} "
+              f"{done.out}")
+    if done.still_missing:
+        shown = "; ".join(", ".join(f"{k}={v}" for k, v in t.items()) for t in done.still_missing[:5])
+        print(f"{len(done.still_missing)} tuple(s) still missing: {shown}", file=sys.stderr)
+        return 3
+    return 0
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from evalkit.suite import check_dataset
 
@@ -109,6 +148,43 @@ def add_dataset_parser(sub: argparse._SubParsersAction) -> None:
     source.add_argument("--from-verdicts", metavar="FILE", help="judge verdicts (criterion-verdict JSONL)")
     d.add_argument("--only", nargs="+", metavar="OUTCOME", help="keep only these outcomes, e.g. --only fail")
     d.set_defaults(func=_cmd_derive)
+
+    g = commands.add_parser(
+        "generate", help="a model writes cases for the tuples the suite does not realise (into a file)",
+        description="For each tuple no case realises (--missing), a model writes --n realistic user messages (and, "
+                    "where the matrix judges behaviour, each one's expected behaviour, and the taxonomy's failure "
+                    "modes it probes), through the judge's providers, reply cache and journal (a rerun replays, a "
+                    "killed run resumes). Near-duplicates of suite cases or of each other are dropped and named; "
+                    "coverage of tuples and failure modes is printed before and after; every case records its "
+                    "origin (provider, model, prompt digest, tuple). The cases go to --out; they enter the suite "
+                    "only by `evalkit dataset merge` or --merge. Exit 3 when a tuple is still missing.",
+        epilog="examples:\n"
+               "  evalkit dataset generate subject.yaml --missing --provider openai --model gpt-4.1-mini --cache c.sqlite\n"
+               "  evalkit dataset generate subject.yaml --missing --provider openai --model smollm2-135m \\\n"
+               "      --base-url http://127.0.0.1:8080/v1               # any OpenAI-compatible server\n"
+               "  evalkit dataset generate data/sample/subject.yaml --missing --provider replay \\\n"
+               "      --cassette data/sample/writer-cassette.jsonl        # offline, recorded replies",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    g.add_argument("subject", metavar="SUBJECT")
+    g.add_argument("--missing", action="store_true", help="only the tuples no case realises yet (else every tuple)")
+    g.add_argument("--n", type=int, default=3, metavar="N", help="cases asked for per tuple (default 3)")
+    g.add_argument("--provider", required=True,
+                   help="openai (also any OpenAI-compatible server with --base-url), anthropic, replay, or a plug-in")
+    g.add_argument("--model", help="the model id, as the provider names it (replay: the cassette's by default)")
+    g.add_argument("--base-url", metavar="URL", help="an OpenAI- or Anthropic-compatible server")
+    g.add_argument("--max-tokens", type=int, default=1024, metavar="N", help="each reply's token cap (default 1024)")
+    g.add_argument("--cassette", metavar="FILE", help="with --provider replay: the recorded replies (JSONL)")
+    g.add_argument("--record", metavar="FILE", help="append every live reply to this cassette, to replay later")
+    g.add_argument("--cache", metavar="FILE", help="a reply cache (SQLite; the judge's format): a rerun is free")
+    g.add_argument("--journal", metavar="FILE", help="the replies' journal (default OUT.journal.jsonl; resumed from)")
+    g.add_argument("--out", metavar="FILE", help="the cases kept (JSONL; default SUITE.generated.jsonl beside it)")
+    g.add_argument("--merge", action="store_true", help="also merge the cases kept into the suite, and say so")
+    g.add_argument("--expected", choices=("auto", "yes", "no"), default="auto",
+                   help="ask for each case's expected behaviour: auto (when the matrix judges behaviour), yes, no")
+    g.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight (default 4)")
+    g.add_argument("--max-cost", type=float, metavar="USD", help="no call starts once this much is spent")
+    g.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="per call (default 120)")
+    g.set_defaults(func=_cmd_generate)
 
     c = commands.add_parser("check", help="check ids, duplicates and tuple values; exit 1 on a problem")
     c.add_argument("subject", metavar="SUBJECT_OR_DATASET")

@@ -7,6 +7,7 @@ shares (leakage checks, prompts, cache, runner). Providers, the runner, its cach
 cassette's key of one request.
 """
 
+from evalkit.judge.asking import Asker, AskSummary
 from evalkit.judge.audit import (
     LLMBAR_ORDERS,
     MODEL_FAMILIES,
@@ -100,6 +101,8 @@ from evalkit.judge.verification import (
 )
 
 __all__ = [
+    "AskSummary",
+    "Asker",
     "CalibrationReport",
     "CalibrationStory",
     "Coverage",

@@ -32,11 +32,11 @@ from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict, Ref
 from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_line, compact_sorted_json
-from evalkit.judge.cache import CachedReply, JudgeCache, key_maker
-from evalkit.judge.calls import RetryPolicy, judge_once, output_text
+from evalkit.judge.asking import Asker
+from evalkit.judge.cache import JudgeCache
+from evalkit.judge.calls import RetryPolicy
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.grounding import downgrade, resolve_ref
-from evalkit.judge.journal import append_lines, drop_cut_off_tail, iter_journal
 from evalkit.judge.output import KINDS, closed_schema
 from evalkit.judge.prompt import prompt_digest
 from evalkit.trace_paths import MISSING, normalize_exact, parse_path, step_into, texts_of
@@ -186,40 +186,6 @@ def verifier_name(provider: Any) -> str:
     return f"llm {provider.name}/{provider.model}"
 
 
-class _Journal:
-    """The verifier's journal: one line per reply, by prompt digest; a rerun takes replies from it."""
-
-    def __init__(self, path: Path, provider: Any) -> None:
-        self.path = path
-        self.header = {"verifierJournal": 1, "provider": provider.name, "model": provider.model,
-                       "temperature": float(provider.temperature)}
-        self.replies: dict[str, dict[str, Any]] = {}
-        drop_cut_off_tail(path)
-        seen_header = False
-        for line, record in iter_journal(path):
-            if "verifierJournal" in record:
-                if record != self.header:
-                    raise InputError(f"this verifier journal was written by {record.get('provider')}/"
-                                     f"{record.get('model')}, not {provider.name}/{provider.model}: remove it "
-                                     "or verify into another output", file=str(path), line=line)
-                seen_header = True
-                continue
-            try:
-                self.replies[record["digest"]] = record
-            except (KeyError, TypeError):
-                raise InputError("not a verifier journal record (missing digest)", file=str(path),
-                                 line=line) from None
-        if not seen_header:
-            append_lines(path, [canonical_line(self.header)])
-
-    def add(self, digest: str, output: dict[str, Any], tokens: tuple[int | None, int | None],
-            cost: float | None, attempts: int) -> None:
-        record = {"digest": digest, "output": output, "inputTokens": tokens[0], "outputTokens": tokens[1],
-                  "costUsd": cost, "attempts": attempts}
-        self.replies[digest] = record
-        append_lines(self.path, [canonical_line(record)])
-
-
 async def verify_with_llm(verdicts: Iterable[CriterionVerdict], traces_by_id: Mapping[str, Trace],
                           specs: Mapping[str, JudgeSpec], provider: Any, *, journal: str | Path,
                           cache: JudgeCache | None = None, concurrency: int = 8, prices: PriceTable | None = None,
@@ -242,47 +208,11 @@ async def verify_with_llm(verdicts: Iterable[CriterionVerdict], traces_by_id: Ma
     Returns:
         The verdicts (same order), one record per verification, and the summary.
     """
-    prices = prices or PriceTable.load()
-    policy = retry or RetryPolicy()
-    book = _Journal(Path(journal), provider)
-    make_key = key_maker(provider.name, provider.model, provider.temperature, getattr(provider, "max_tokens", None))
+    asker = Asker(provider, journal=journal, kind="verifierJournal", noun="verifier", parse=parse_verifier_output,
+                  cache=cache, concurrency=concurrency, prices=prices, budget=budget, retry=retry)
     summary = VerifySummary()
     by = verifier_name(provider)
-    slots = asyncio.Semaphore(concurrency)
     given = list(verdicts)
-
-    async def ask(prompt: VerifyPrompt) -> _Answer:
-        """The verifier's reply to one prompt: from the journal, the cache, or a call (within the budget)."""
-        key = make_key(prompt.digest, 0)
-        if prompt.digest in book.replies:
-            r = book.replies[prompt.digest]
-            summary.resumed += 1
-            return _Answer(r["output"], (r["inputTokens"], r["outputTokens"]), r["costUsd"], 0, False, None)
-        if cache is not None and (hit := cache.rows([key]).get(key)) is not None:
-            _, text, in_t, out_t, cost, _ = hit
-            summary.cache_hits += 1
-            return _Answer(parse_verifier_output(text), (in_t, out_t), cost, 0, True, None)
-        async with slots:  # the budget is read when a slot is free: the calls that held it have landed
-            if budget is not None and summary.cost_usd >= budget:
-                return _Answer(None, (None, None), None, 0, False, f"the budget of ${budget:g} was spent")
-            outcome = await judge_once(provider, list(prompt.messages), prompt.schema,
-                                       key=f"verify\0{prompt.criterion_id}\0{prompt.trace_id}", policy=policy,
-                                       on_call=_count(summary), parse=parse_verifier_output)
-        tokens = (outcome.input_tokens, outcome.output_tokens)
-        summary.input_tokens += outcome.input_tokens or 0
-        summary.output_tokens += outcome.output_tokens or 0
-        cost = prices.cost(provider.model, outcome.input_tokens, outcome.output_tokens)
-        if provider.name == "replay":
-            pass  # a replayed reply spends nothing now
-        elif cost is None:
-            summary.unknown_cost_calls += outcome.attempts
-        else:
-            summary.cost_usd += cost
-        if outcome.output is not None:
-            book.add(prompt.digest, outcome.output, tokens, cost, outcome.attempts)
-            if cache is not None:
-                cache.put(key, CachedReply(output_text(outcome.output), tokens[0], tokens[1], cost, outcome.mode or ""))
-        return _Answer(outcome.output, tokens, cost, outcome.attempts, False, outcome.error)
 
     async def one(verdict: CriterionVerdict) -> tuple[CriterionVerdict, JudgeVerifyRecord | None]:
         if verdict.result == "uncertain":
@@ -292,7 +222,7 @@ async def verify_with_llm(verdicts: Iterable[CriterionVerdict], traces_by_id: Ma
             raise InputError(f"verdict on trace {verdict.trace_id!r}, which is not among the traces given")
         prompt = verifier_prompt(verdict, trace, specs.get(verdict.criterion_id))
         summary.checked += 1
-        got = await ask(prompt)
+        got = await asker.ask(prompt, label=f"verify\0{prompt.criterion_id}\0{prompt.trace_id}")
         after = _apply(verdict, got.output, got.error, by)
         if after.result == "uncertain":
             summary.downgraded += 1
@@ -309,27 +239,13 @@ async def verify_with_llm(verdicts: Iterable[CriterionVerdict], traces_by_id: Ma
         return after, record
 
     results = await asyncio.gather(*(one(v) for v in given))
-    if cache is not None:
-        cache.commit()
+    asker.close()
+    asked = asker.summary
+    summary.calls, summary.cache_hits, summary.resumed = asked.calls, asked.cache_hits, asked.resumed
+    summary.input_tokens, summary.output_tokens = asked.input_tokens, asked.output_tokens
+    summary.cost_usd, summary.unknown_cost_calls = asked.cost_usd, asked.unknown_cost_calls
     records = sorted((r for _, r in results if r is not None), key=lambda r: (r.criterion_id, r.trace_id))
     return [v for v, _ in results], records, summary
-
-
-class _Answer(NamedTuple):
-    """A verifier reply (None when there is none) and what getting it took."""
-
-    output: dict[str, Any] | None
-    tokens: tuple[int | None, int | None]
-    cost: float | None
-    attempts: int
-    cached: bool
-    error: str | None
-
-
-def _count(summary: VerifySummary) -> Any:
-    def on_call() -> None:
-        summary.calls += 1
-    return on_call
 
 
 def _apply(verdict: CriterionVerdict, output: dict[str, Any] | None, error: str | None, by: str) -> CriterionVerdict:

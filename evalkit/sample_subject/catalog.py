@@ -19,6 +19,8 @@ LABEL_BASE_TIME = datetime(2026, 3, 9, 9, 0, 0, tzinfo=UTC)
 
 MODEL = "sim-gpt-4o-2026-01"
 JUDGE_MODEL = "sim-judge-2026-01"
+WRITER_MODEL = "sim-writer-2026-01"
+"""The simulated model whose replies write the sample's synthetic cases (writer-cassette.jsonl)."""
 
 INTENTS = ("refund_request", "order_status", "policy_question", "billing_dispute", "complaint")
 TIERS = ("standard", "premium")

@@ -39,6 +39,7 @@ from evalkit.sample_subject.specs import (
     build_expected_flow,
 )
 from evalkit.sample_subject.truth import build_ground_truth
+from evalkit.sample_subject.writer_cassette import writer_cassette
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ def build_sample(seed: int, trace_count: int) -> list[SampleFile]:
     # The current judge's verdicts are the runner's: replayed from the cassette the simulated judge fills.
     cassette = judge_cassette(traces, verdicts)
     verdicts_text, runs_text = replayed_verdicts(traces, cassette)
+    dataset, taxonomy, matrix = build_dataset(seed), build_taxonomy(), build_eval_matrix()
+    writer = writer_cassette(dataset, taxonomy, matrix)  # what `dataset generate` replays on the sample
     files = [
         _jsonl("traces.jsonl", Trace, sorted(traces, key=lambda t: t.id)),
         _jsonl("human-labels.jsonl", HumanLabel,
@@ -111,9 +114,10 @@ def build_sample(seed: int, trace_count: int) -> list[SampleFile]:
           for name, run in earlier),
         # An append-only store: its order is the order the reviews happened, not sorted.
         _jsonl("annotations.jsonl", Annotation, annotations),
-        _yaml("failure-modes.yaml", Taxonomy, build_taxonomy()),
-        _yaml("eval-matrix.yaml", EvalMatrix, build_eval_matrix()),
-        _json("dataset.json", Dataset, build_dataset(seed)),
+        _yaml("failure-modes.yaml", Taxonomy, taxonomy),
+        _yaml("eval-matrix.yaml", EvalMatrix, matrix),
+        _json("dataset.json", Dataset, dataset),
+        SampleFile("writer-cassette.jsonl", writer, writer.count("\n")),
         _yaml("agent-spec.yaml", AgentSpec, default_spec(seed)),
         _json("expected-flow.json", ExpectedFlow, build_expected_flow()),
         _json("behavior-tree.json", BehaviorTree, build_behavior_tree()),

@@ -43,6 +43,10 @@ FILES = (
      "their code check (docs/checks.md)."),
     ("dataset.json", "`Dataset` (evalkit.contracts.dataset)",
      "Dimensions intent x customer_tier x channel and one case per tuple (20)."),
+    ("writer-cassette.jsonl", "replay cassette (evalkit.judge.providers.replay)",
+     "A simulated case writer's replies (`sim-writer-2026-01`), three cases for each of the 20 tuples: "
+     "`evalkit dataset generate subject.yaml --missing --provider replay --cassette writer-cassette.jsonl` "
+     "fills every tuple a copy of the suite lacks."),
     ("agent-spec.yaml", "`AgentSpec` (evalkit.sample_subject.agent_spec)",
      "Settings of the runnable agent (subject `agent`): failure and tool-error rates, seed."),
     ("expected-flow.json", "`ExpectedFlow` (evalkit.contracts.flow)",

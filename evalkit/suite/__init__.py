@@ -25,6 +25,7 @@ from evalkit.suite.files import (
     read_dataset,
     write_dataset,
 )
+from evalkit.suite.generate import Coverage, GenerateOutcome, coverage, generate_cases, writer_brief
 from evalkit.suite.growing import (
     DeriveOutcome,
     SuiteOf,
@@ -56,8 +57,19 @@ from evalkit.suite.runs import (
     run_trace_id,
     scrubbed_env,
 )
+from evalkit.suite.writer import WriterBrief, WriterPrompt, parse_written, writer_prompt, writer_schema
 
 __all__ = [
+    "Coverage",
+    "GenerateOutcome",
+    "WriterBrief",
+    "WriterPrompt",
+    "coverage",
+    "generate_cases",
+    "parse_written",
+    "writer_brief",
+    "writer_prompt",
+    "writer_schema",
     "DeriveOutcome",
     "Finding",
     "SuiteOf",

@@ -1,0 +1,189 @@
+"""Asking a model for structured replies that are not verdicts: the verifier's question about each verdict,
+and the writer of synthetic test cases (:mod:`evalkit.suite`), on the judge's machinery.
+
+Each prompt goes the way a judge prompt does: a reply already journaled for the same prompt digest is taken as
+it is (a killed run resumes without paying twice), then the run's reply cache (keyed by provider, model,
+temperature, token cap and prompt digest, as the judge's), then a call (:func:`evalkit.judge.calls.judge_once`:
+the retry policy, one correction turn for an invalid reply, the caller's ``parse``). Each new reply is
+journaled as it lands and cached; tokens and cost are counted (a replayed reply costs nothing now), and once
+``budget`` is spent no call starts.
+
+The judge's own runner (:mod:`evalkit.judge.runner`) writes verdicts and their run records; what is asked here
+has another shape, so it shares everything below that: the providers, the call, the cache, the journal files,
+the prices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol
+
+from evalkit.errors import InputError
+from evalkit.io.canonical import canonical_line
+from evalkit.judge.cache import CachedReply, JudgeCache, key_maker
+from evalkit.judge.calls import RetryPolicy, judge_once, output_text
+from evalkit.judge.cost import PriceTable
+from evalkit.judge.journal import append_lines, drop_cut_off_tail, iter_journal
+
+
+class Asked(Protocol):
+    """A prompt to ask: its messages, the reply's JSON Schema and the digest of both."""
+
+    messages: tuple[dict[str, str], ...]
+    schema: dict[str, Any]
+    digest: str
+
+
+class Answer(NamedTuple):
+    """A reply (None when there is none) and what getting it took."""
+
+    output: dict[str, Any] | None
+    tokens: tuple[int | None, int | None]
+    cost: float | None
+    attempts: int
+    cached: bool
+    error: str | None
+    resumed: bool = False
+
+
+@dataclass
+class AskSummary:
+    """Calls, replies taken from the cache or the journal, tokens and cost of one asker."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    resumed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    unknown_cost_calls: int = 0
+    errors: int = 0
+
+    def cost_text(self) -> str:
+        return f"${self.cost_usd:.4f}" + (" + unknown" if self.unknown_cost_calls else "")
+
+
+class ReplyJournal:
+    """One line per reply, by prompt digest, after a header naming who answers (``{kind: 1, provider, model,
+    temperature}``); a rerun takes its replies from it.
+
+    Raises:
+        InputError: the journal was written by another provider or model, or holds a line without a digest.
+    """
+
+    def __init__(self, path: Path, provider: Any, kind: str, noun: str) -> None:
+        self.path = path
+        self.header = {kind: 1, "provider": provider.name, "model": provider.model,
+                       "temperature": float(provider.temperature)}
+        self.replies: dict[str, dict[str, Any]] = {}
+        drop_cut_off_tail(path)
+        seen_header = False
+        for line, record in iter_journal(path):
+            if kind in record:
+                if record != self.header:
+                    raise InputError(f"this {noun} journal was written by {record.get('provider')}/"
+                                     f"{record.get('model')}, not {provider.name}/{provider.model}: remove it "
+                                     "or write to another output", file=str(path), line=line)
+                seen_header = True
+                continue
+            try:
+                self.replies[record["digest"]] = record
+            except (KeyError, TypeError):
+                raise InputError(f"not a {noun} journal record (missing digest)", file=str(path),
+                                 line=line) from None
+        if not seen_header:
+            append_lines(path, [canonical_line(self.header)])
+
+    def add(self, digest: str, output: dict[str, Any], tokens: tuple[int | None, int | None],
+            cost: float | None, attempts: int) -> None:
+        record = {"digest": digest, "output": output, "inputTokens": tokens[0], "outputTokens": tokens[1],
+                  "costUsd": cost, "attempts": attempts}
+        self.replies[digest] = record
+        append_lines(self.path, [canonical_line(record)])
+
+
+class Asker:
+    """Asks one provider prompts whose replies ``parse`` reads (see the module docstring).
+
+    Args:
+        provider: any judge provider.
+        journal: the journal file to append to and resume from.
+        kind: the journal header's key (``verifierJournal``, ``generatorJournal``): a journal of another kind
+            or another provider is refused.
+        noun: how errors name the journal ("verifier", "case generator").
+        parse: reads a reply's text into its validated JSON object, raising ValueError with what to fix.
+        cache: the reply cache, or None.
+        concurrency: calls in flight at most.
+        prices: the price table (the built-in one by default).
+        budget: USD; once spent no call starts and the prompts left get no answer (saying why).
+        retry: the retry policy.
+    """
+
+    def __init__(self, provider: Any, *, journal: str | Path, kind: str, noun: str,
+                 parse: Callable[[str], dict[str, Any]], cache: JudgeCache | None = None, concurrency: int = 8,
+                 prices: PriceTable | None = None, budget: float | None = None,
+                 retry: RetryPolicy | None = None) -> None:
+        self.provider, self.parse, self.cache, self.budget = provider, parse, cache, budget
+        self.prices = prices or PriceTable.load()
+        self.policy = retry or RetryPolicy()
+        self.book = ReplyJournal(Path(journal), provider, kind, noun)
+        self.make_key = key_maker(provider.name, provider.model, provider.temperature,
+                                  getattr(provider, "max_tokens", None))
+        self.slots = asyncio.Semaphore(concurrency)
+        self.summary = AskSummary()
+
+    def _count_call(self) -> None:
+        self.summary.calls += 1
+
+    async def ask(self, prompt: Asked, *, label: str) -> Answer:
+        """The reply to one prompt: from the journal, the cache, or a call (within the budget).
+
+        Args:
+            prompt: what to ask.
+            label: names the item (seeds its retry jitter, as the judge's item key does).
+        """
+        s = self.summary
+        key = self.make_key(prompt.digest, 0)
+        if prompt.digest in self.book.replies:
+            r = self.book.replies[prompt.digest]
+            s.resumed += 1
+            return Answer(r["output"], (r["inputTokens"], r["outputTokens"]), r["costUsd"], 0, False, None, True)
+        if self.cache is not None and (hit := self.cache.rows([key]).get(key)) is not None:
+            _, text, in_t, out_t, cost, _ = hit
+            s.cache_hits += 1
+            return Answer(self.parse(text), (in_t, out_t), cost, 0, True, None)
+        async with self.slots:  # the budget is read when a slot is free: the calls that held it have landed
+            if self.budget is not None and s.cost_usd >= self.budget:
+                s.errors += 1
+                return Answer(None, (None, None), None, 0, False, f"the budget of ${self.budget:g} was spent")
+            outcome = await judge_once(self.provider, list(prompt.messages), prompt.schema, key=label,
+                                       policy=self.policy, on_call=self._count_call, parse=self.parse)
+        tokens = (outcome.input_tokens, outcome.output_tokens)
+        s.input_tokens += outcome.input_tokens or 0
+        s.output_tokens += outcome.output_tokens or 0
+        cost = self.prices.cost(self.provider.model, outcome.input_tokens, outcome.output_tokens)
+        if self.provider.name == "replay":
+            pass  # a replayed reply spends nothing now
+        elif cost is None:
+            s.unknown_cost_calls += outcome.attempts
+        else:
+            s.cost_usd += cost
+        if outcome.output is None:
+            s.errors += 1
+        else:
+            self.book.add(prompt.digest, outcome.output, tokens, cost, outcome.attempts)
+            if self.cache is not None:
+                self.cache.put(key, CachedReply(output_text(outcome.output), tokens[0], tokens[1], cost,
+                                                outcome.mode or ""))
+        return Answer(outcome.output, tokens, cost, outcome.attempts, False, outcome.error)
+
+    def close(self) -> None:
+        """Commit the cache (the journal is written as replies land)."""
+        if self.cache is not None:
+            self.cache.commit()
+
+
+__all__ = ["Answer", "AskSummary", "Asked", "Asker", "ReplyJournal"]
