@@ -1,4 +1,4 @@
-"""``evalkit dataset expand|merge|derive|generate|check``: grow and check a subject's suite (thin over evalkit.suite)."""
+"""``evalkit dataset expand|merge|derive|interview|generate|check``: grow and check a subject's suite (thin over evalkit.suite)."""
 
 from __future__ import annotations
 
@@ -98,6 +98,26 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_interview(args: argparse.Namespace) -> int:
+    from evalkit.suite import run_interview
+
+    ask = input if args.answers is None and sys.stdin.isatty() else None
+    done = run_interview(args.subject, answers=args.answers, ask=ask, out=args.out, traces=args.traces,
+                     propose=args.propose, save_answers=args.save_answers)
+    for dup in done.merged.near_duplicates:
+        print(f"near-duplicate dropped: {dup.case.id} repeats {dup.of} (similarity {dup.similarity:.2f})",
+              file=sys.stderr)
+    dims = ", ".join(f"{d.name} ({len(d.values)})" for d in done.dataset.dimensions)
+    if not done.written:
+        print(f"nothing written to {done.suite}")
+        return 1
+    print(f"{done.suite}: dimensions {dims}; {len(done.merged.added)} seed case(s) added, "
+          f"{len(done.merged.near_duplicates)} near-duplicate(s) dropped; version {done.dataset.version}")
+    if args.save_answers:
+        print(f"answers saved to {args.save_answers} (replay them with --answers)")
+    return 0
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from evalkit.suite import check_dataset
 
@@ -148,6 +168,22 @@ def add_dataset_parser(sub: argparse._SubParsersAction) -> None:
     source.add_argument("--from-verdicts", metavar="FILE", help="judge verdicts (criterion-verdict JSONL)")
     d.add_argument("--only", nargs="+", metavar="OUTCOME", help="keep only these outcomes, e.g. --only fail")
     d.set_defaults(func=_cmd_derive)
+
+    i = commands.add_parser(
+        "interview", help="confirm the suite's dimensions and seed tuples in a terminal (or from --answers)",
+        description="Walks through the dimensions (the suite's, and trace metadata fields that look like one, with "
+                    "the values seen), asks which to keep and with which values, then proposes the tuples the "
+                    "traces show most, each with a real message, and which to keep as seed cases (add your own "
+                    "too). The seeds are merged into the suite (append-only, near-duplicates dropped). Every "
+                    "answer can come from a file: --save-answers writes one from a terminal session, --answers "
+                    "replays it (CI).")
+    i.add_argument("subject", metavar="SUBJECT")
+    i.add_argument("--answers", metavar="FILE", help="answers (YAML/JSON: dimensions, seeds); no question is asked")
+    i.add_argument("--save-answers", metavar="FILE", help="write the answers given to this file, to replay them")
+    i.add_argument("--out", metavar="FILE", help="the suite to write (default: the subject's dataset)")
+    i.add_argument("--traces", metavar="FILE", help="the traces to propose from (default: the subject's traces)")
+    i.add_argument("--propose", type=int, default=5, metavar="N", help="seed tuples to propose (default 5)")
+    i.set_defaults(func=_cmd_interview)
 
     g = commands.add_parser(
         "generate", help="a model writes cases for the tuples the suite does not realise (into a file)",

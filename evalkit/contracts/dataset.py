@@ -71,6 +71,31 @@ class Dataset(CamelContract, SchemaNamed):
     version: int = Field(ge=0, strict=True)
 
 
+class InterviewDimension(CamelContract):
+    """A dimension the designer confirmed in the interview; ``values`` left out takes the values proposed from
+    the traces' metadata (or the suite)."""
+
+    name: str = Field(min_length=1)
+    description: str | None = None
+    values: list[str] | None = Field(default=None, min_length=1)
+
+
+class SeedAnswer(CamelContract):
+    """A seed tuple the designer confirmed, and its query; ``query`` left out takes the message of the first
+    trace whose metadata realises the tuple."""
+
+    tuple: dict[str, str] = Field(min_length=1)
+    query: str | None = Field(default=None, min_length=1)
+
+
+class InterviewAnswers(CamelContract, SchemaNamed):
+    """What ``evalkit dataset interview`` was told: the dimensions kept (in order) and the seed tuples with their
+    queries. A terminal session writes it with ``--save-answers``; ``--answers`` replays it (CI)."""
+
+    dimensions: list[InterviewDimension] = Field(min_length=1)
+    seeds: list[SeedAnswer] = Field(default_factory=list)
+
+
 class AgentRun(CamelContract, SchemaNamed):
     """One run of the agent on one case (``runs.jsonl`` of ``evalkit eval run``): how it ended, which trace.
 

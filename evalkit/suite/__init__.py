@@ -37,6 +37,7 @@ from evalkit.suite.growing import (
     suite_of,
 )
 from evalkit.suite.ids import case_id, fnv1a32, tuple_key
+from evalkit.suite.interview import InterviewOutcome, resolve_dimensions, run_interview
 from evalkit.suite.merge import (
     NEAR_DUPLICATE_JACCARD,
     MergeResult,
@@ -47,6 +48,13 @@ from evalkit.suite.merge import (
     merge,
     new_case,
     query_tokens,
+)
+from evalkit.suite.proposals import (
+    ProposedDimension,
+    ProposedSeed,
+    propose_dimensions,
+    propose_seeds,
+    summarise_traces,
 )
 from evalkit.suite.runs import (
     AgentRun,
@@ -60,6 +68,14 @@ from evalkit.suite.runs import (
 from evalkit.suite.writer import WriterBrief, WriterPrompt, parse_written, writer_prompt, writer_schema
 
 __all__ = [
+    "InterviewOutcome",
+    "ProposedDimension",
+    "ProposedSeed",
+    "run_interview",
+    "propose_dimensions",
+    "propose_seeds",
+    "resolve_dimensions",
+    "summarise_traces",
     "Coverage",
     "GenerateOutcome",
     "WriterBrief",
