@@ -13,6 +13,6 @@ KINDS: tuple[str, ...] = (
     "human-label", "validation-result", "ledger-entry", "annotation", "taxonomy", "review-export", "trace",
     "skill-eval-case", "skill-eval-seed", "skill-eval-facts", "skill-eval-stage", "skill-eval-answers",
     "skill-eval-report", "skill-eval-policy", "subject", "notebook-summary", "judge-spec", "judge-output",
-    "judge-run-record", "batch", "batch-index", "history-record",
+    "judge-run-record", "batch", "batch-index", "history-record", "interview-answers",
 )
 """Kind names (kebab-case), in the order ``evalkit schema`` writes them."""

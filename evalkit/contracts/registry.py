@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from evalkit.contracts.annotation import Annotation, ReviewExport, Taxonomy
 from evalkit.contracts.batch import Batch, BatchIndex
 from evalkit.contracts.behavior_tree import BehaviorTree
-from evalkit.contracts.dataset import AgentRun, Dataset
+from evalkit.contracts.dataset import AgentRun, Dataset, InterviewAnswers
 from evalkit.contracts.edd import ChangeRequestResponse, EddChangeRequest
 from evalkit.contracts.flow import ExpectedFlow, FlowGraph
 from evalkit.contracts.history import HistoryRecord
@@ -69,6 +69,7 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "batch": Batch,
     "batch-index": BatchIndex,
     "history-record": HistoryRecord,
+    "interview-answers": InterviewAnswers,
 }
 """Kind name (kebab-case, as in ``<kind>.schema.json``) to contract class."""
 
@@ -117,6 +118,7 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
     "batch": frozenset({"name", "subjects"}),
     "batch-index": frozenset({"batch", "rows"}),
     "history-record": frozenset({"id", "series", "source", "inputs", "headline"}),
+    "interview-answers": frozenset({"dimensions", "seeds"}),
 }
 
 # Keys whose presence rules a kind out: a judge's reply is a verdict's fields without its ids.
