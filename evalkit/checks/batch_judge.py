@@ -73,8 +73,9 @@ def batch_judge(routed: Sequence[RoutedCriterion], traces: Sequence[Trace], spec
         cache_path: a sqlite reply cache; None for the journal only (reruns resume from it).
     """
     from evalkit.contract_files import read_models
-    from evalkit.judge import judge_traces
+    from evalkit.judge import judge_traces, refuse_session_scope
 
+    refuse_session_scope(specs.values(), "a scorecard of one verdict per trace")
     pairs = judge_pairs(routed, traces, specs)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

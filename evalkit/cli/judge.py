@@ -148,7 +148,15 @@ def _closing(summary: Any, head: str, checked: Any = None, mode: str = "refs",
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalkit.distributed import refuse_cluster_journals, refuse_on_cluster
-    from evalkit.judge import JudgeCache, PriceTable, estimate_traces, judge_traces, verify_run
+    from evalkit.judge import (
+        JudgeCache,
+        PriceTable,
+        estimate_traces,
+        judge_traces,
+        refuse_session_scope,
+        session_traces_by_id,
+        verify_run,
+    )
 
     specs = _read_specs(args.spec)
     if args.criterion:
@@ -167,6 +175,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     _warn_examples(specs)
     mode = _verify_mode(args, provider)
     if on_cluster(args):
+        refuse_session_scope(specs, "a cluster's partitions of traces")
         if mode == "llm":
             raise InputError("the LLM verifier runs in one process: give --verify refs with --workers or "
                              "--scheduler", path="--verify")
@@ -196,6 +205,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         verifier_pin = pin.model_copy(update={"model": args.verifier_model}) if args.verifier_model else pin
         budget = None if args.max_cost is None else max(0.0, args.max_cost - summary.cost_usd)
         cache = JudgeCache(args.cache) if args.cache else None
+        by_id = {**by_id, **session_traces_by_id(specs, traces)}  # a session judge's refs: against its session
         try:
             checked = verify_run(Path(args.out), by_id, {s.id: s for s in specs}, _provider(args, verifier_pin),
                                  cache=cache, concurrency=args.concurrency, prices=prices,
@@ -255,7 +265,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
 def _cmd_prompt(args: argparse.Namespace) -> int:
     from evalkit.io import canonical_dumps
-    from evalkit.judge import judge_prompts, prompt_sizes
+    from evalkit.judge import judge_prompts, prompt_sizes, session_traces_by_id
 
     specs = _read_specs(args.spec)
     if args.criterion:
@@ -263,8 +273,10 @@ def _cmd_prompt(args: argparse.Namespace) -> int:
         if not specs:
             raise InputError(f"no spec for criterion {args.criterion!r}", path="--criterion")
     by_id = {t.id: t for t in _traces(args.traces)}
+    by_id.update(session_traces_by_id(specs, list(by_id.values())))  # a session judge's --trace is a session id
     if args.trace not in by_id:
-        raise InputError(f"trace {args.trace!r} is not in the traces", file=args.traces, path="--trace")
+        raise InputError(f"trace {args.trace!r} is not in the traces (nor a session of them)", file=args.traces,
+                         path="--trace")
     prompts = judge_prompts([(spec, [by_id[args.trace]]) for spec in specs], labels=_labels(args.labels),
                             traces_by_id=by_id)
     _warn_examples(specs)

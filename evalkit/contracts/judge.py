@@ -127,9 +127,24 @@ class JudgeSpec(CamelContract, SchemaNamed):
     examples: list[FewShotExample] = Field(default_factory=list)
     input: InputSelection = Field(default_factory=InputSelection)
     judge: JudgePin | None = None
+    scope: Literal["trace", "session"] = "trace"
+    """What one verdict judges: one trace, or a whole conversation (every trace of a session, in order)."""
+    session_key: NonEmptyStr | None = None
+    """With ``scope: session``: the path in each trace's metadata that holds its session id (``session_id``,
+    ``langfuse.sessionId``); verdicts then carry the session id as their trace id."""
 
     _source: tuple[str | None, int | None] = PrivateAttr(default=(None, None))
     """The file and line the spec was read from, for located errors."""
+
+    @model_validator(mode="after")
+    def _session_key_with_session_scope(self) -> JudgeSpec:
+        if self.scope == "session" and self.session_key is None:
+            raise ValueError("sessionKey: a session judge names where each trace's metadata holds its session id "
+                             "(sessionKey: session_id, or a path such as langfuse.sessionId)")
+        if self.scope == "trace" and self.session_key is not None:
+            raise ValueError("sessionKey: read only with scope: session (add scope: session to judge whole "
+                             "conversations)")
+        return self
 
     @model_validator(mode="after")
     def _examples_once(self) -> JudgeSpec:

@@ -78,6 +78,13 @@ from evalkit.judge.run_loop import RunLoop
 from evalkit.judge.run_outputs import FinishedItems, sidecar_paths
 from evalkit.judge.run_report import judge_run_table, refs_downgrades, runs_path_of
 from evalkit.judge.runner import JudgeRunSummary, run_coroutine, run_judge, run_prompts
+from evalkit.judge.sessions import (
+    judged_traces,
+    refuse_session_scope,
+    session_id_of,
+    session_traces,
+    session_traces_by_id,
+)
 from evalkit.judge.spec import example_gaps, example_warning, read_judge_spec_files, read_judge_specs
 from evalkit.judge.verdict_audit import (
     CriterionVerbosity,
@@ -101,6 +108,11 @@ from evalkit.judge.verification import (
 )
 
 __all__ = [
+    "judged_traces",
+    "refuse_session_scope",
+    "session_id_of",
+    "session_traces",
+    "session_traces_by_id",
     "AskSummary",
     "Asker",
     "CalibrationReport",

@@ -24,6 +24,7 @@ from evalkit.judge.providers.base import Provider
 from evalkit.judge.providers.tokens import TokenCount, TokenCounter, fits, token_counter
 from evalkit.judge.run_outputs import JudgeRunSummary, sidecar_paths
 from evalkit.judge.runner import run_coroutine, run_judge
+from evalkit.judge.sessions import session_traces_by_id
 
 Work = Sequence[tuple[JudgeSpec, Sequence[Trace]]]
 """Each spec with the traces it judges, in the order the prompts are built."""
@@ -119,7 +120,8 @@ def judge_traces(work: Work, provider: Provider, out: str | Path, *, labels: Ite
         provider: the judge (closed when the run ends).
         out: the verdicts file; the runs file, the journal and repeat statistics go beside it.
         labels: as for :func:`judge_prompts`.
-        traces_by_id: as for :func:`judge_prompts`; also what each verdict's refs are checked against.
+        traces_by_id: as for :func:`judge_prompts`; also what each verdict's refs are checked against (a
+            session judge's against the session it judged).
         cache: the SQLite reply cache, or None.
         verify: re-resolve each verdict's refs against its trace (False: ``--verify none``).
         prices: the price table (the shipped one by default).
@@ -144,7 +146,8 @@ def judge_traces(work: Work, provider: Provider, out: str | Path, *, labels: Ite
     try:
         if confirm_over is not None:
             _confirm(prompts, provider, setup, replies, out, run, confirm_over, confirm)
-        return run_judge(prompts, provider, out=Path(out), cache=replies, verify=verifier(by_id) if verify else None,
+        checked = {**by_id, **{t.id: t for spec, traces in work for t in session_traces_by_id([spec], traces).values()}}
+        return run_judge(prompts, provider, out=Path(out), cache=replies, verify=verifier(checked) if verify else None,
                          prices=setup.prices, counter=setup.counter, context=setup.context, **run)
     finally:
         if replies is not None:

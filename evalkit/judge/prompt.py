@@ -24,6 +24,7 @@ from evalkit.judge.grounding import bind_terms, resolve_ref, unbound_verdict
 from evalkit.judge.leaks import label_proxies
 from evalkit.judge.output import JUDGE_OUTPUT_SCHEMA
 from evalkit.judge.render import fields_named, metadata_labels, metadata_rationales, render_view, trace_view
+from evalkit.judge.sessions import judged_traces
 
 COMPONENTS: tuple[str, ...] = (
     "## 1. Task and criterion",
@@ -32,6 +33,11 @@ COMPONENTS: tuple[str, ...] = (
     "## 4. Output: critique first, then the verdict",
 )
 """The headings of the four components of every judge prompt, in the order they appear."""
+
+SESSION_TASK = ("on one whole conversation: a session of several turns, each turn a SPAN observation named by its "
+                "trace id, holding what the user sent and what the agent answered, with that turn's steps beneath "
+                "it; judge the conversation as a whole")
+"""How a session judge's task names what it is shown."""
 
 
 class JudgePrompt(NamedTuple):
@@ -61,7 +67,10 @@ def judge_digest(spec: JudgeSpec, system: dict[str, str]) -> str:
     """``sha256:<hex>`` of what makes the judge this judge, whatever trace it reads: the spec (its pin left
     out: model and temperature are bound separately), the system message rendered from it (examples
     included) and the output schema. Every trace's prompt digest changes with the trace; this one does not."""
-    spec_json = spec.model_dump(mode="json", by_alias=True, exclude={"judge"})
+    # A trace judge's digest stays what it was before judges could judge sessions: the scope fields are left out
+    # at their defaults.
+    left_out = {"judge"} | ({"scope", "session_key"} if spec.scope == "trace" else set())
+    spec_json = spec.model_dump(mode="json", by_alias=True, exclude=left_out)
     text = compact_sorted_json({"spec": spec_json, "system": system["content"], "schema": JUDGE_OUTPUT_SCHEMA},
                                allow_nan=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -157,9 +166,10 @@ def _component_output() -> str:
 
 
 def _system_message(spec: JudgeSpec, traces_by_id: Mapping[str, Trace] | None) -> str:
+    what = SESSION_TASK if spec.scope == "session" else "on one agent trace"
     task = "\n".join([
         COMPONENTS[0],
-        f"You are an evaluator. You judge one criterion ({spec.id}) on one agent trace, and nothing else.",
+        f"You are an evaluator. You judge one criterion ({spec.id}) {what}, and nothing else.",
         spec.criterion.strip(),
     ])
     definitions = "\n".join([
@@ -194,8 +204,14 @@ def build_prompt(spec: JudgeSpec, trace: Trace, *, labels: Iterable[HumanLabel] 
 
 def build_prompts(spec: JudgeSpec, traces: Iterable[Trace], *, labels: Iterable[HumanLabel] | None = None,
                   traces_by_id: Mapping[str, Trace] | None = None) -> list[JudgePrompt]:
-    """:func:`build_prompt` for each trace, in order, checking and rendering the examples once."""
+    """:func:`build_prompt` for each trace, in order, checking and rendering the examples once. A session
+    judge (``scope: session``) gets one prompt per session of ``traces`` instead (:mod:`evalkit.judge.sessions`;
+    its few-shot examples are session ids, looked up among the sessions of ``traces_by_id``)."""
     check_examples(spec, None if labels is None else list(labels))
+    if spec.scope == "session":
+        traces = judged_traces(spec, traces)
+        if spec.examples and traces_by_id is not None:
+            traces_by_id = {**traces_by_id, **{t.id: t for t in judged_traces(spec, traces_by_id.values())}}
     system = {"role": "system", "content": _system_message(spec, traces_by_id)}
     judge = judge_digest(spec, system)
     # One copy of the reply schema for the spec's prompts, not one per trace: a provider renders its
@@ -247,7 +263,8 @@ def _prompt(spec: JudgeSpec, trace: Trace, system: dict[str, str], judge: str, s
                           f"the whole metadata: reasons or notes kept there are most often a person's or "
                           f"another judge's reasons for a label; {_metadata_fix(trace, reasons)} (a field the "
                           f"spec names, metadata.KEY, is shown as chosen)", "input")
-    messages = (system, {"role": "user", "content": "Judge this trace.\n\n" + render_view(parts)})
+    ask = "Judge this conversation." if spec.scope == "session" else "Judge this trace."
+    messages = (system, {"role": "user", "content": f"{ask}\n\n" + render_view(parts)})
     pre_verdict = unbound_verdict(spec, trace, bind_terms(spec, trace))
     return JudgePrompt(criterion_id=spec.id, trace_id=trace.id, messages=messages,
                        schema=schema,
