@@ -10,7 +10,7 @@ import contextlib
 import json
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlparse
@@ -284,23 +284,33 @@ class _FailureRule(Check):
 
     def failure(self, o: Observation) -> tuple[str, str, Any] | None:
         """Why the observation failed, as ``(reason, path, cited value)``, or None."""
-        if o.level == "ERROR":
-            return "level ERROR", "level", "ERROR"
-        out = o.output
-        if isinstance(out, str) and out.lstrip()[:1] == "{":
-            with contextlib.suppress(ValueError):
-                out = json.loads(out)
-        if isinstance(out, dict):
-            for key in self.keys:
-                if not _empty(out.get(key)) and out.get(key) is not False:
-                    return f"output.{key} set", f"output.{key}", out[key]
-        text = o.output if isinstance(o.output, str) else None
-        if text is not None:
-            for pattern in self.patterns:
-                match = pattern.search(text)
-                if match:
-                    return f"output matches {pattern.pattern!r}", "output", match.group(0)
-        return None
+        return failure_of(o, self.keys, self.patterns)
+
+
+_DEFAULT_PATTERNS = tuple(re.compile(p, re.IGNORECASE | re.MULTILINE) for p in DEFAULT_ERROR_PATTERNS)
+
+
+def failure_of(o: Observation, keys: tuple[str, ...] = DEFAULT_ERROR_KEYS,
+               patterns: Sequence[re.Pattern[str]] = _DEFAULT_PATTERNS) -> tuple[str, str, Any] | None:
+    """Why a call failed, as ``(reason, path, cited value)``, or None: level ERROR, a non-empty error key in its
+    (JSON) output, or output text matching an error pattern (the defaults unless a criterion gives its own)."""
+    if o.level == "ERROR":
+        return "level ERROR", "level", "ERROR"
+    out = o.output
+    if isinstance(out, str) and out.lstrip()[:1] == "{":
+        with contextlib.suppress(ValueError):
+            out = json.loads(out)
+    if isinstance(out, dict):
+        for key in keys:
+            if not _empty(out.get(key)) and out.get(key) is not False:
+                return f"output.{key} set", f"output.{key}", out[key]
+    text = o.output if isinstance(o.output, str) else None
+    if text is not None:
+        for pattern in patterns:
+            match = pattern.search(text)
+            if match:
+                return f"output matches {pattern.pattern!r}", "output", match.group(0)
+    return None
 
 
 class ToolOutputFailure(_FailureRule):

@@ -9,7 +9,10 @@ Modes (``mode``):
   calls expected) and F1; passes when ``metric`` (f1 by default) reaches ``threshold`` (1 by default).
 
 ``allowExtra: false`` makes ``in-order`` and ``any-order`` refuse calls the expected sequence lacks.
-``ignore`` leaves tools out of the actual sequence (a ``think`` tool, a logger). An expected step is a tool
+``ignore`` leaves tools out of both sequences before matching (a ``think`` tool, a logger, or the read-only
+tools when only the writes are held to the expected ones). ``skipFailed: true`` leaves out the calls that failed
+(as ``tool-output-failure`` reads a failure: level ERROR, an ``error`` in the output, output text that reads as an
+error): a write the system refused changed nothing, so a retried write is one write. An expected step is a tool
 name or ``{tool, args}`` with an argument predicate; ``expectedFrom: {obs, path}`` reads the expected steps
 from the trace itself (a benchmark's ground-truth actions in its metadata), each a name or an object with
 ``name`` (or ``tool``) and arguments (``kwargs``, ``arguments``, ``args`` or ``input``), compared as
@@ -24,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from evalkit.checks.base import MAX_REFS, Check
+from evalkit.checks.primitives import failure_of
 from evalkit.checks.reading import TRACE_ROOT, cite, places
 from evalkit.checks.tool_calls import (
     ArgsPredicate,
@@ -108,7 +112,7 @@ class TrajectoryMatch(Check):
 
     primitive = "trajectory-match"
     optional = ("expected", "expectedFrom", "compareArgs", "mode", "allowExtra", "metric", "threshold", "ignore",
-                "types")
+                "skipFailed", "types")
 
     def __init__(self, criterion_id: str, params: Mapping[str, Any], **kw: Any) -> None:
         super().__init__(criterion_id, params, **kw)
@@ -118,6 +122,7 @@ class TrajectoryMatch(Check):
         self.types = types_param(self)
         self.ignore = frozenset(self.param("ignore", list, []))
         self.allow_extra = self.param("allowExtra", bool, True)
+        self.skip_failed = self.param("skipFailed", bool, False)
         self.metric = self.param("metric", str, "f1")
         if self.metric not in METRICS:
             raise CheckError(f"trajectory-match: metric must be one of {', '.join(METRICS)}",
@@ -187,7 +192,9 @@ class TrajectoryMatch(Check):
         steps = self.steps if self.steps is not None else self._steps_from(trace)
         if isinstance(steps, str):
             return self.undecided(trace, f"{steps}; nothing to match the calls against.")
-        calls = [c for c in tool_calls(trace, self.types) if c.name not in self.ignore]
+        steps = [s for s in steps if s.tool not in self.ignore]
+        calls = [c for c in tool_calls(trace, self.types) if c.name not in self.ignore
+                 and not (self.skip_failed and failure_of(c) is not None)]
         seen = f"expected {sequence_text([s.tool for s in steps])}; made {sequence_text([c.name for c in calls])}"
         if self.mode == "graded":
             return self._graded(trace, steps, calls, seen)

@@ -134,6 +134,9 @@ def test_extra_calls_are_refused_without_allow_extra_and_ignore_drops_tools() ->
     assert strict.result == "fail" and "think" in str(strict.refs)
     assert _decide("trajectory-match", {"mode": "any-order", "allowExtra": False, "ignore": ["think"],
                                         "expected": expected}, trace).result == "pass"
+    with_think = {"mode": "exact", "expected": ["order_lookup", "think", "issue_refund"], "ignore": ["think"]}
+    assert _decide("trajectory-match", with_think, agent_trace([("order_lookup", {}), ("issue_refund", {})])).result \
+        == "pass"                                                            # ignored on the expected side too
     in_order = agent_trace([(n, {}) for n in ["order_lookup", "think", "issue_refund"]])
     assert _decide("trajectory-match", {"mode": "in-order", "allowExtra": False, "expected": expected},
                    in_order).result == "fail"
@@ -174,6 +177,15 @@ def test_expected_steps_read_from_the_trace_as_a_benchmark_records_them() -> Non
     assert _decide("trajectory-match", {**params, "compareArgs": "exact"}, right).result == "fail"  # items differ
     unknown = _decide("trajectory-match", params, GOOD)
     assert unknown.result == "uncertain" and "no expected steps" in unknown.blocked_by.text
+
+
+def test_a_refused_write_can_be_left_out_so_a_retried_write_is_one_write() -> None:
+    trace = agent_trace([("book", {"amount": 299}), ("book", {"amount": 375})])
+    refused = trace.observations[2].model_copy(update={"output": "Error: payment amount does not add up"})
+    trace = trace.model_copy(update={"observations": [*trace.observations[:2], refused, *trace.observations[3:]]})
+    params = {"mode": "exact", "expected": [{"tool": "book", "args": {"equals": {"amount": 375}}}]}
+    assert _decide("trajectory-match", params, trace).result == "fail"
+    assert _decide("trajectory-match", {**params, "skipFailed": True}, trace).result == "pass"
 
 
 def test_argument_correct_by_values_which_calls_and_required() -> None:
