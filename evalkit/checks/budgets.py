@@ -1,7 +1,8 @@
 """Budgets of one trace: ``step-budget`` (model calls, tool calls, seconds, tokens) and ``no-loop`` (the same
 tool with the same arguments at most K times in a row).
 
-A budget the trace cannot be measured against (no timestamps for ``maxSeconds``, no token counts for
+Model calls are the outermost generation observations (:func:`model_calls`). A budget the trace cannot be
+measured against (no timestamps for ``maxSeconds``, no token counts for
 ``maxTokens``) gives an ``uncertain`` verdict that says so, unless another budget was already exceeded:
 a trace is never passed on a count it does not record.
 """
@@ -14,7 +15,7 @@ from typing import Any
 from evalkit.checks.base import MAX_REFS, Check
 from evalkit.checks.reading import cite, text_of
 from evalkit.checks.tool_calls import arguments, call_label, names_param, tool_calls, types_param
-from evalkit.contracts.trace import Trace
+from evalkit.contracts.trace import Observation, Trace
 from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import CheckError
 from evalkit.traces import utc_micros
@@ -49,6 +50,23 @@ def _seconds(trace: Trace) -> float | None:
     return (max(micros) - min(micros)) / 1e6 if micros else None
 
 
+def model_calls(trace: Trace, types: tuple[str, ...] = MODEL_TYPES) -> list[Observation]:
+    """The trace's model calls: observations of ``types`` with no ancestor of those types. Instrumentations nest
+    several generation spans for one call (an agent framework's ``call_llm`` around the SDK's ``openai.chat``,
+    each with the same usage): counted once, at the outermost, so calls and tokens are not doubled."""
+    by_id = {o.id: o for o in trace.observations}
+    out = []
+    for o in trace.observations:
+        if o.type not in types:
+            continue
+        parent, seen = by_id.get(o.parent_id or ""), 0
+        while parent is not None and parent.type not in types and seen < len(by_id):
+            parent, seen = by_id.get(parent.parent_id or ""), seen + 1
+        if parent is None or parent.type not in types:
+            out.append(o)
+    return out
+
+
 class StepBudget(Check):
     """At most ``maxModelCalls`` model calls, ``maxToolCalls`` tool calls, ``maxSeconds`` from the first
     observation's start to the last one's end, and ``maxTokens`` tokens over the model calls (give at least
@@ -75,7 +93,7 @@ class StepBudget(Check):
         """The measured amounts, and why each one that could not be measured could not be."""
         got: dict[str, float] = {}
         unknown: dict[str, str] = {}
-        models = [o for o in trace.observations if o.type in self.model_types] \
+        models = model_calls(trace, self.model_types) \
             if "maxModelCalls" in self.limits or "maxTokens" in self.limits else []
         if "maxModelCalls" in self.limits:
             got["maxModelCalls"] = len(models)
@@ -113,10 +131,11 @@ class StepBudget(Check):
 
 class NoLoop(Check):
     """No tool called with the same arguments more than ``maxRepeats`` times in a row (default
-    :data:`DEFAULT_MAX_REPEATS`); ``tool`` limits the check to some tools."""
+    :data:`DEFAULT_MAX_REPEATS`); ``tool`` limits the check to some tools; ``sameOutput`` counts a repeat only
+    when the output repeats too (polling a running command returns new output each time: not stuck)."""
 
     primitive = "no-loop"
-    optional = ("maxRepeats", "tool", "types")
+    optional = ("maxRepeats", "tool", "sameOutput", "types")
 
     def __init__(self, criterion_id: str, params: Mapping[str, Any], **kw: Any) -> None:
         super().__init__(criterion_id, params, **kw)
@@ -124,12 +143,13 @@ class NoLoop(Check):
         if self.max < 1:
             raise CheckError("no-loop: maxRepeats must be at least 1", path=f"{self.where}.maxRepeats")
         self.tools = names_param(self, "tool") if "tool" in self.params else None
+        self.same_output = self.param("sameOutput", bool, False)
         self.types = types_param(self)
 
     def run(self, trace: Trace) -> CriterionVerdict:
         calls = tool_calls(trace, self.types)
         run_start, longest = 0, (0, 0)
-        keys = [(c.name, text_of(arguments(c))) for c in calls]
+        keys = [(c.name, text_of(arguments(c)), text_of(c.output) if self.same_output else None) for c in calls]
         for i in range(1, len(calls) + 1):
             if i == len(calls) or keys[i] != keys[run_start]:
                 if i - run_start > longest[1] - longest[0] and (self.tools is None or calls[run_start].name in self.tools):
@@ -139,8 +159,9 @@ class NoLoop(Check):
         n = end - start
         if n > self.max:
             loop = calls[start:end]
+            same = "the same arguments and output" if self.same_output else "the same arguments"
             return self.verdict(trace, False, f"{call_label(loop[0])} and the next {n - 1} call(s) repeat the same "
-                                f"tool with the same arguments {n} times in a row (at most {self.max} allowed).",
+                                f"tool with {same} {n} times in a row (at most {self.max} allowed).",
                                 [cite(c.id, "name", c.name) for c in loop[:MAX_REFS]]
                                 + ([cite(loop[0].id, "input", loop[0].input)] if loop[0].input is not None else []))
         return self.verdict(trace, True, f"{len(calls)} tool call(s); the longest run of the same call is {n} "

@@ -214,6 +214,19 @@ def test_step_budget_is_uncertain_where_the_trace_does_not_record_what_it_measur
     assert _decide("step-budget", {"maxSeconds": 5.9}, GOOD).result == "fail"
 
 
+def test_a_model_call_seen_by_two_instrumentations_is_counted_once() -> None:
+    usage = {"input": 100, "output": 20, "total": 120}
+    trace = Trace.model_validate({"id": "k", "observations": [
+        {"id": "a", "type": "AGENT", "name": "agent"},
+        {"id": "w1", "type": "GENERATION", "name": "call_llm", "parentId": "a", "usage": usage},
+        {"id": "s1", "type": "SPAN", "name": "http", "parentId": "w1"},
+        {"id": "g1", "type": "GENERATION", "name": "openai.chat", "parentId": "s1", "usage": usage},
+        {"id": "w2", "type": "GENERATION", "name": "call_llm", "parentId": "a", "usage": usage},
+        {"id": "g2", "type": "GENERATION", "name": "openai.chat", "parentId": "w2", "usage": usage}]})
+    verdict = _decide("step-budget", {"maxModelCalls": 2, "maxTokens": 240}, trace)
+    assert verdict.result == "pass" and "model calls 2 of at most 2; tokens 240 of at most 240" in verdict.critique
+
+
 def test_no_loop_counts_only_identical_calls_in_a_row() -> None:
     retried = agent_trace([REFUND[1], REFUND[1]])
     assert _decide("no-loop", {}, retried).result == "pass"  # one retry is not a loop (default K = 2)
@@ -226,6 +239,10 @@ def test_no_loop_counts_only_identical_calls_in_a_row() -> None:
     assert _decide("no-loop", {"maxRepeats": 2, "tool": "order_lookup"}, looped).result == "pass"
     loop = _decide("no-loop", {"maxRepeats": 2, "tool": "kb_search"}, looped)
     assert loop.result == "fail" and "3 times in a row" in loop.critique
+    polled = looped.model_copy(update={"observations": [
+        o.model_copy(update={"output": f"line {i}"}) if o.type == "TOOL" else o for i, o in enumerate(looped.observations)]})
+    assert _decide("no-loop", {"maxRepeats": 2, "sameOutput": True}, polled).result == "pass"   # new output: polling
+    assert _decide("no-loop", {"maxRepeats": 2, "sameOutput": True}, looped).result == "fail"   # same output: stuck
 
 
 def test_tools_under_another_type_are_read_when_types_says_so() -> None:
