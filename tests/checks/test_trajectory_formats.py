@@ -150,3 +150,31 @@ def test_the_same_run_in_every_format_gets_the_same_verdicts(tmp_path: Path, sou
     (trace,) = load(path)
     got = [(primitive, build_check("c", primitive, params).decide(trace).result) for primitive, params, _ in CHECKS]
     assert got == [(primitive, want) for primitive, _, want in CHECKS]
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "traces" / "fixtures"
+CODING_AGENTS = [  # the trace tests' fixtures of coding-agent logs (shapes of public sessions; see their README)
+    ("claude_code/5e55e55e-0000-4000-8000-00000000c0de.jsonl", "claude-code", ["Bash", "Task", "Edit"],
+     ("Bash", {"matches": {"command": "npm test"}})),
+    ("codex/rollout-2026-02-23T20-34-25-019c8bfe-0000-7000-8000-00000000c0de.jsonl", "codex",
+     ["shell", "apply_patch"], ("shell", {"subset": {"command": ["npm test -- paginate"]}})),
+    ("gemini_cli/session-2026-04-23T12-52-0ab84937.jsonl", "gemini-cli", ["read_file", "run_shell_command"],
+     ("run_shell_command", {"equals": {"command": "npm test -- paginate"}})),
+    ("inspect/2025-05-12T20-27-36-04-00_browser.json", "inspect", ["web_browser_go", "web_browser_click"],
+     ("web_browser_go", {"matches": {"url": "^https://"}})),
+    ("atif/trajectory.json", "atif", ["bash_command", "mark_task_complete"],
+     ("bash_command", {"matches": {"keystrokes": "hello"}})),
+]
+
+
+@pytest.mark.parametrize(("name", "source", "steps", "call"), CODING_AGENTS, ids=[c[1] for c in CODING_AGENTS])
+def test_coding_agent_sessions_are_checked_under_their_own_tool_names(name, source, steps, call):
+    path = FIXTURES / name
+    assert detect_format(path) == source
+    (trace,) = load(path)
+    assert build_check("c", "trajectory-match", {"mode": "in-order", "expected": steps}).decide(trace).result == "pass"
+    assert build_check("c", "trajectory-match", {"mode": "in-order", "expected": steps[::-1]}).decide(trace).result \
+        == "fail"
+    tool, args = call
+    assert build_check("c", "tool-called", {"tool": tool, "args": args}).decide(trace).result == "pass"
+    assert build_check("c", "no-loop", {}).decide(trace).result == "pass"
