@@ -1,7 +1,7 @@
 """Budgets of one trace: ``step-budget`` (model calls, tool calls, seconds, tokens) and ``no-loop`` (the same
 tool with the same arguments at most K times in a row).
 
-Model calls are the outermost generation observations (:func:`model_calls`). A budget the trace cannot be
+Model calls are the innermost generation observations (:func:`model_calls`). A budget the trace cannot be
 measured against (no timestamps for ``maxSeconds``, no token counts for
 ``maxTokens``) gives an ``uncertain`` verdict that says so, unless another budget was already exceeded:
 a trace is never passed on a count it does not record.
@@ -51,20 +51,23 @@ def _seconds(trace: Trace) -> float | None:
 
 
 def model_calls(trace: Trace, types: tuple[str, ...] = MODEL_TYPES) -> list[Observation]:
-    """The trace's model calls: observations of ``types`` with no ancestor of those types. Instrumentations nest
-    several generation spans for one call (an agent framework's ``call_llm`` around the SDK's ``openai.chat``,
-    each with the same usage): counted once, at the outermost, so calls and tokens are not doubled."""
-    by_id = {o.id: o for o in trace.observations}
-    out = []
-    for o in trace.observations:
-        if o.type not in types:
-            continue
-        parent, seen = by_id.get(o.parent_id or ""), 0
-        while parent is not None and parent.type not in types and seen < len(by_id):
-            parent, seen = by_id.get(parent.parent_id or ""), seen + 1
-        if parent is None or parent.type not in types:
-            out.append(o)
-    return out
+    """The trace's model calls: observations of ``types`` with none of those types beneath them. Instrumentations
+    nest several generation spans for one call (Google ADK's ``call_llm`` around ``generate_content`` around the
+    SDK's ``openai.chat``): the innermost is the call, as the importers count its tokens there
+    (``evalkit.traces`` folds a wrapper's repeated usage into ``metadata.usageFolded``), so calls and tokens are
+    not doubled."""
+    models = [o for o in trace.observations if o.type in types]
+    if len(models) < 2:
+        return models
+    parent_of = {o.id: o.parent_id for o in trace.observations}
+    wrappers: set[str] = set()
+    for o in models:
+        parent, seen = parent_of.get(o.id), {o.id}
+        while parent is not None and parent not in seen:  # a cycle in a corrupt export ends the walk
+            seen.add(parent)
+            wrappers.add(parent)
+            parent = parent_of.get(parent)
+    return [o for o in models if o.id not in wrappers]
 
 
 class StepBudget(Check):
