@@ -93,7 +93,13 @@ def _cmd_generate(args: argparse.Namespace) -> int:
               f"{done.out}")
     if done.still_missing:
         shown = "; ".join(", ".join(f"{k}={v}" for k, v in t.items()) for t in done.still_missing[:5])
-        print(f"{len(done.still_missing)} tuple(s) still missing: {shown}", file=sys.stderr)
+        more = len(done.still_missing) - 5
+        print(f"{len(done.still_missing)} tuple(s) still missing: {shown}" + (f"; and {more} more" if more > 0 else ""),
+              file=sys.stderr)
+        if args.provider == "replay":  # a cassette answers only the prompts it recorded, byte for byte
+            print("a replay cassette holds replies to the exact prompts it was recorded with; each prompt shows the "
+                  "subject's dimensions, taxonomy, seed cases and --n, so a change to any of them needs replies "
+                  "recorded anew (--provider openai ... --record CASSETTE)", file=sys.stderr)
         return 3
     return 0
 

@@ -111,7 +111,7 @@ def _score(args: argparse.Namespace):
                 tallies = run_partitions(client, task, work, args.verdicts_out, on_done=bar.update,
                                          workers_write=local, shared=shared)
     card = scorecard_of(options, tallies, generated_at=args.at or NOT_RECORDED, calibrations=calibrations)
-    if judge is None and not args.only:
+    if judge is None and not args.only and any(rc.track != "deterministic" for rc in options.routed()):
         card = card.model_copy(update={"warnings": [
             *card.warnings, "judge criteria skipped: no --verdicts given"]})
     if args.verdicts:

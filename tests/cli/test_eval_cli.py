@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import yaml
+
 from evalkit.checks.eval_run import FILES, eval_subject, read_eval_run
 from evalkit.cli.main import main
 from evalkit.judge.providers import ScriptedProvider
@@ -133,3 +135,19 @@ def test_scorecard_command_writes_and_shows_the_card(shop, tmp_path, capsys):
     assert saved["components"][1]["criteria"][0]["judges"][0]["model"] == "gpt-x"
     assert main(["scorecard", "show"]) == 1
     assert "scorecard show needs" in capsys.readouterr().err
+
+
+def test_scorecard_warns_of_skipped_judges_only_when_the_matrix_has_judge_criteria(shop, tmp_path, capsys):
+    out = tmp_path / "eval"
+    main(["eval", "run", str(shop), "--out", str(out)])
+    capsys.readouterr()
+    matrix, traces = shop.parent / "matrix.yaml", out / "traces.jsonl"
+    main(["scorecard", str(matrix), str(traces)])
+    assert "judge criteria skipped: no --verdicts given" in capsys.readouterr().out   # polite is judged
+    checks_only = yaml.safe_load(matrix.read_text())
+    checks_only["components"] = [c for c in checks_only["components"]
+                                 if all("check" in crit for crit in c["criteria"])]
+    (code := tmp_path / "code-only.yaml").write_text(yaml.safe_dump(checks_only))
+    main(["scorecard", str(code), str(traces)])
+    shown = capsys.readouterr().out
+    assert "C1 order_lookup" in shown and "judge criteria skipped" not in shown   # nothing there to judge

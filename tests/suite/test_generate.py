@@ -74,6 +74,20 @@ def test_the_replay_cassette_fills_every_missing_tuple_of_the_sample(sample, cap
     assert capsys.readouterr().out == ""                             # every tuple realised now
 
 
+def test_a_copy_without_a_seed_asks_prompts_the_cassette_lacks_and_says_so(sample, capsys):
+    suite = json.loads((sample.parent / "dataset.json").read_text())
+    suite["cases"] = suite["cases"][1:]                              # every prompt shows the seeds: now other prompts
+    (sample.parent / "dataset.json").write_text(json.dumps(suite))
+    code = main(["dataset", "generate", str(sample), "--missing", "--provider", "replay", "--cassette",
+                 str(sample.parent / "writer-cassette.jsonl")])
+    err = capsys.readouterr().err
+    assert code == 3
+    assert "16 tuple(s) still missing: " in err and "; and 11 more" in err    # all counted, five named
+    assert "replies to the exact prompts it was recorded with" in err and "seed cases" in err
+    assert not (sample.parent / "dataset.generated.jsonl").exists() or \
+        (sample.parent / "dataset.generated.jsonl").read_text() == ""
+
+
 def test_the_prompt_shows_dimensions_modes_criteria_and_seed_examples(sample):
     provider = ScriptedProvider(lambda messages, schema, i: _reply([f"Message: {_words(str(i))}"]))
     done = generate_cases(sample, provider, n=2)
