@@ -154,6 +154,25 @@ def criterion_frame(card: Scorecard) -> pl.DataFrame:
                                       "judge": pl.String, "note": pl.String})
 
 
+REGRESSION_RESULTS = {"pass": "fixed", "fail": "failing again", "incomplete": "undecided", "not-run": "not run"}
+"""How the page names each regression case's result, as the card does."""
+
+
+def regression_frame(card: Scorecard) -> pl.DataFrame:
+    """One row per regression case (a case derived from a failing past trace), those not fixed first: the trace
+    it came from, what that trace failed, the criteria it was judged on now, and what failed or stayed
+    undecided. Empty when the run's suite has no regression case."""
+    cases = card.regressions.cases if card.regressions is not None else []
+    order = {"fail": 0, "incomplete": 1, "not-run": 2, "pass": 3}
+    rows = [{"case": c.case_id, "from trace": c.origin_trace_id or "", "now": REGRESSION_RESULTS.get(c.result, c.result),
+             "failed then": ", ".join(c.failure_modes), "failing now": ", ".join(c.failed_criteria),
+             "undecided": ", ".join(c.undecided_criteria), "traces": c.traces, "judged on": ", ".join(c.criteria)}
+            for c in sorted(cases, key=lambda c: (order.get(c.result, 4), c.case_id))]
+    return pl.DataFrame(rows, schema={"case": pl.String, "from trace": pl.String, "now": pl.String,
+                                      "failed then": pl.String, "failing now": pl.String, "undecided": pl.String,
+                                      "traces": pl.Int64, "judged on": pl.String})
+
+
 def rate_rows(card: Scorecard) -> list[dict[str, Any]]:
     """Rows for :func:`evalkit.report.charts.intervals`: each decided criterion's observed pass rate
     (Wilson) and, for a validated judge, its corrected rate."""

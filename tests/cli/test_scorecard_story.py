@@ -15,6 +15,7 @@ from evalkit.checks.scorecard_report import (
     decision_frame,
     fork_frame,
     rate_rows,
+    regression_frame,
     review_frame,
     scorecard_story,
     variance_frame,
@@ -85,6 +86,11 @@ def test_without_a_run_the_subjects_own_traces_are_scored(shop, tmp_path):
 @pytest.mark.slow
 def test_the_notebook_reads_the_eval_run_named_in_the_subject(shop, tmp_path):
     subject = _with_tree(shop)
+    suite = json.loads((shop.parent / "dataset.json").read_text())
+    suite["cases"].append({"id": "case-0000beef", "query": "Did ORD-2026-444444 ship? typo in the street name",
+                           "tuple": {"outcome": "fail"}, "source": "derived", "originTraceId": "tr-old",
+                           "expected": {"failureModes": ["order-id-matches"]}})   # a past failure, back again
+    (shop.parent / "dataset.json").write_text(json.dumps(suite))
     assert main(["eval", "run", str(subject), "--out", str(tmp_path / "eval"), "--repeats", "2"]) == 0
     data = yaml.safe_load(subject.read_text())
     data["notebooks"] = ["04_scorecard"]
@@ -94,8 +100,29 @@ def test_the_notebook_reads_the_eval_run_named_in_the_subject(shop, tmp_path):
     folder = tmp_path / "report" / "04_scorecard"
     summary = json.loads((folder / "summary.json").read_text())
     metrics = {m["name"]: m["value"] for m in summary["metrics"]}
-    assert metrics["run verdict"] == "FAIL" and metrics["C1 order_lookup"] == "FAIL" and metrics["traces"] == 6
-    assert metrics["repeat stability"] == "stable" and metrics["decisions differing from the tree"] == 2
+    assert metrics["run verdict"] == "FAIL" and metrics["C1 order_lookup"] == "FAIL" and metrics["traces"] == 8
+    assert metrics["repeat stability"] == "stable" and metrics["decisions differing from the tree"] == 4   # both typo cases, twice
     assert [f["path"] for f in summary["figures"]] == ["behavior-tree.svg"] and (folder / "behavior-tree.svg").is_file()
     assert any("Failing components: C1 order_lookup" in f for f in summary["findings"])
+    assert metrics["Regressions fixed"] == "0 of 1"                          # the page shows the regression set
+    assert any("case-0000beef (from tr-old: order-id-matches)" in f for f in summary["findings"])
     assert str(tmp_path) not in json.dumps(summary)                          # no machine paths in the summary
+
+
+def test_the_regression_table_puts_cases_not_fixed_first_in_the_cards_words():
+    from evalkit.contracts.scorecard import RegressionCase, RegressionSet, Scorecard
+
+    cases = [RegressionCase(case_id="case-a", origin_trace_id="tr-1", failure_modes=["m"], criteria=["k"],
+                            result="pass", traces=2),
+             RegressionCase(case_id="case-b", origin_trace_id="tr-2", failure_modes=["k"], criteria=["k"],
+                            result="fail", failed_criteria=["k"], traces=2),
+             RegressionCase(case_id="case-c", criteria=["k"], result="incomplete", undecided_criteria=["k"],
+                            traces=1),
+             RegressionCase(case_id="case-d", criteria=["k"], result="not-run", traces=0)]
+    card = Scorecard(subject="s", matrix_version="v1", generated_at="t", trace_count=5, verdict="fail", components=[],
+                     regressions=RegressionSet(cases=cases, passed=1, failed=1, incomplete=1, not_run=1))
+    frame = regression_frame(card)
+    assert frame["case"].to_list() == ["case-b", "case-c", "case-d", "case-a"]
+    assert frame["now"].to_list() == ["failing again", "undecided", "not run", "fixed"]
+    assert frame.row(0, named=True)["failing now"] == "k" and frame.row(1, named=True)["undecided"] == "k"
+    assert regression_frame(card.model_copy(update={"regressions": None})).height == 0
