@@ -69,6 +69,38 @@ def json_subset(expected: Any, actual: Any) -> bool:
     return expected == actual
 
 
+def first_difference(expected: Any, actual: Any, *, subset: bool = False, path: str = "") -> str | None:
+    """Where ``actual`` first departs from ``expected``, in words (``nonfree_baggages: expected 0, got 1``),
+    or None when they agree. With ``subset``, keys ``expected`` lacks are not differences (as
+    :func:`json_subset` reads it); lists are compared item by item either way, which is what a reader of the
+    critique wants to see first."""
+    def shown(value: Any) -> str:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        return text if len(text) <= 60 else text[:57] + "..."
+
+    where = path or "the arguments"
+    if isinstance(expected, Mapping) and isinstance(actual, Mapping):
+        for key in expected:
+            if key not in actual:
+                return f"{path + '.' if path else ''}{key}: expected {shown(expected[key])}, missing"
+            found = first_difference(expected[key], actual[key], subset=subset,
+                                     path=f"{path + '.' if path else ''}{key}")
+            if found is not None:
+                return found
+        extra = [] if subset else [k for k in actual if k not in expected]
+        return f"{path + '.' if path else ''}{extra[0]}: not expected, got {shown(actual[extra[0]])}" if extra else None
+    if isinstance(expected, list) and isinstance(actual, list):
+        for i, (e, a) in enumerate(zip(expected, actual, strict=False)):  # lengths compared below
+            found = first_difference(e, a, subset=subset, path=f"{path}[{i}]")
+            if found is not None:
+                return found
+        if len(expected) != len(actual) and not (subset and len(actual) > len(expected)):
+            return f"{where}: expected {len(expected)} item(s), got {len(actual)}"
+        return None
+    same = expected is actual if isinstance(expected, bool) or isinstance(actual, bool) else expected == actual
+    return None if same else f"{where}: expected {shown(expected)}, got {shown(actual)}"
+
+
 def read_argument(args: Any, path: str) -> Any:
     """The value at ``path`` inside the arguments, or :data:`MISSING`."""
     value = args

@@ -32,6 +32,7 @@ from evalkit.checks.reading import TRACE_ROOT, cite, places
 from evalkit.checks.tool_calls import (
     ArgsPredicate,
     arguments,
+    first_difference,
     json_subset,
     sequence_text,
     tool_calls,
@@ -66,6 +67,13 @@ class Step(NamedTuple):
         if self.compare == "subset":
             return json_subset(self.expected_args, arguments(call))
         return True
+
+    def mismatch(self, call: Observation) -> str:
+        """Why ``call``, a call of this step's tool, does not match it: the first argument that differs."""
+        if self.args is not None:
+            return "arguments that fail the step's predicate"
+        found = first_difference(self.expected_args, arguments(call), subset=self.compare == "subset")
+        return f"other arguments ({found})" if found else "other arguments"
 
 
 def lcs_pairs(steps: Sequence[Step], calls: Sequence[Observation]) -> list[tuple[int, int]]:
@@ -215,7 +223,7 @@ class TrajectoryMatch(Check):
             if i >= len(calls):
                 return self.verdict(trace, False, f"expected step {i + 1} ({steps[i].tool}) was never made; {seen}.", [])
             if not steps[i].matches(calls[i]):
-                what = "other arguments" if calls[i].name == steps[i].tool else calls[i].name
+                what = steps[i].mismatch(calls[i]) if calls[i].name == steps[i].tool else calls[i].name
                 return self.verdict(trace, False, f"step {i + 1}: expected {steps[i].tool}, got {what}; {seen}.",
                                     [cite(calls[i].id, "name", calls[i].name)])
         return self._matched(trace, calls, range(len(calls)), f"the {len(calls)} calls match exactly; {seen}.")

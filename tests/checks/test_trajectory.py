@@ -179,6 +179,23 @@ def test_expected_steps_read_from_the_trace_as_a_benchmark_records_them() -> Non
     assert unknown.result == "uncertain" and "no expected steps" in unknown.blocked_by.text
 
 
+def test_an_exact_match_that_fails_on_arguments_names_the_first_argument_that_differs() -> None:
+    actions = [{"name": "book", "kwargs": {"bags": 0, "pay": [{"id": "cert", "amount": 5}], "cabin": "economy"}}]
+    params = {"mode": "exact", "expectedFrom": {"obs": "$trace", "path": "metadata.task.actions"}}
+    made = agent_trace([("book", {"bags": 1, "pay": [{"id": "cert", "amount": 55}], "cabin": "economy"})],
+                       metadata={"task": {"actions": actions}})
+    verdict = _decide("trajectory-match", {**params, "compareArgs": "exact"}, made)
+    assert verdict.result == "fail" and "got other arguments (bags: expected 0, got 1)" in verdict.critique
+    fixed = agent_trace([("book", {"bags": 0, "pay": [{"id": "cert", "amount": 55}], "cabin": "economy",
+                                   "note": "x"})], metadata={"task": {"actions": actions}})
+    verdict = _decide("trajectory-match", {**params, "compareArgs": "exact"}, fixed)
+    assert "(pay[0].amount: expected 5, got 55)" in verdict.critique
+    extra = agent_trace([("book", {**actions[0]["kwargs"], "note": "x"})], metadata={"task": {"actions": actions}})
+    assert "(note: not expected, got \"x\")" in _decide("trajectory-match", {**params, "compareArgs": "exact"},
+                                                          extra).critique
+    assert _decide("trajectory-match", {**params, "compareArgs": "subset"}, extra).result == "pass"
+
+
 def test_a_refused_write_can_be_left_out_so_a_retried_write_is_one_write() -> None:
     trace = agent_trace([("book", {"amount": 299}), ("book", {"amount": 375})])
     refused = trace.observations[2].model_copy(update={"output": "Error: payment amount does not add up"})
