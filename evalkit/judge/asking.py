@@ -16,6 +16,7 @@ the prices.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from evalkit.io.canonical import canonical_line
 from evalkit.judge.cache import CachedReply, JudgeCache, key_maker
 from evalkit.judge.calls import RetryPolicy, judge_once, output_text
 from evalkit.judge.cost import PriceTable
-from evalkit.judge.journal import append_lines, drop_cut_off_tail, iter_journal
+from evalkit.judge.journal import append_lines, drop_cut_off_tail, iter_journal, journal_lock
 
 
 class Asked(Protocol):
@@ -110,7 +111,8 @@ class Asker:
 
     Args:
         provider: any judge provider.
-        journal: the journal file to append to and resume from.
+        journal: the journal file to append to and resume from, locked until :meth:`close` (another run
+            writing it is refused).
         kind: the journal header's key (``verifierJournal``, ``generatorJournal``): a journal of another kind
             or another provider is refused.
         noun: how errors name the journal ("verifier", "case generator").
@@ -129,7 +131,14 @@ class Asker:
         self.provider, self.parse, self.cache, self.budget = provider, parse, cache, budget
         self.prices = prices or PriceTable.load()
         self.policy = retry or RetryPolicy()
-        self.book = ReplyJournal(Path(journal), provider, kind, noun)
+        # held until close(), as a judge run holds its journal: two runs never append to one journal at once
+        self._held = contextlib.ExitStack()
+        self._held.enter_context(journal_lock(journal))
+        try:
+            self.book = ReplyJournal(Path(journal), provider, kind, noun)
+        except BaseException:
+            self._held.close()
+            raise
         self.make_key = key_maker(provider.name, provider.model, provider.temperature,
                                   getattr(provider, "max_tokens", None))
         self.slots = asyncio.Semaphore(concurrency)
@@ -181,9 +190,12 @@ class Asker:
         return Answer(outcome.output, tokens, cost, outcome.attempts, False, outcome.error)
 
     def close(self) -> None:
-        """Commit the cache (the journal is written as replies land)."""
-        if self.cache is not None:
-            self.cache.commit()
+        """Commit the cache (the journal is written as replies land) and let the journal go."""
+        try:
+            if self.cache is not None:
+                self.cache.commit()
+        finally:
+            self._held.close()
 
 
 __all__ = ["Answer", "AskSummary", "Asked", "Asker", "ReplyJournal"]

@@ -238,8 +238,10 @@ async def verify_with_llm(verdicts: Iterable[CriterionVerdict], traces_by_id: Ma
             cost_usd=got.cost, error=got.error)
         return after, record
 
-    results = await asyncio.gather(*(one(v) for v in given))
-    asker.close()
+    try:
+        results = await asyncio.gather(*(one(v) for v in given))
+    finally:
+        asker.close()
     asked = asker.summary
     summary.calls, summary.cache_hits, summary.resumed = asked.calls, asked.cache_hits, asked.resumed
     summary.input_tokens, summary.output_tokens = asked.input_tokens, asked.output_tokens

@@ -175,3 +175,19 @@ def test_an_openai_compatible_server_writes_the_cases_over_http(sample, capsys, 
 def test_a_live_provider_needs_a_model(sample, capsys):
     assert main(["dataset", "generate", str(sample), "--missing", "--provider", "openai"]) == 1
     assert "no model named for the openai writer: pass --model" in capsys.readouterr().err
+
+
+def test_two_runs_never_write_one_journal_at_once(sample):
+    from evalkit.errors import InputError
+    from evalkit.judge import Asker
+
+    journal = sample.parent / "dataset.generated.journal.jsonl"
+    def script(messages, schema, i):
+        return _reply([f"Message: {_words(messages[1]['content'])}"])
+
+    holder = Asker(ScriptedProvider(script), journal=journal, kind="generatorJournal", noun="case generator", parse=json.loads)
+    with pytest.raises(InputError, match="another judge run is writing this journal"):
+        generate_cases(sample, ScriptedProvider(script), n=1)
+    holder.close()
+    assert generate_cases(sample, ScriptedProvider(script), n=1).still_missing == []
+    assert not journal.with_name(journal.name + ".lock").exists()       # the lock goes with the run
