@@ -74,6 +74,9 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     which = "missing tuple(s)" if args.missing else "tuple(s)"
     print(f"asked for {args.n} case(s) for each of {len(done.asked)} {which}: {s.calls} call(s), {s.cache_hits} "
           f"cached, {s.resumed} resumed, {s.input_tokens + s.output_tokens} tokens, cost {s.cost_text()}")
+    if not done.asked:
+        print("every tuple is realised by a case already: nothing was asked" if args.missing else
+              "the suite has no dimensions to make tuples of: nothing was asked")
     for tuple_text, why in done.errors.items():
         print(f"no case for {tuple_text}: {why}", file=sys.stderr)
     for dup in done.merged.near_duplicates:

@@ -156,7 +156,7 @@ def generate_cases(subject_or_dataset: str | Path, provider: Any, *, n: int = 3,
         MissingCredential: the pin's provider needs a key that is not set.
     """
     from evalkit.contracts.judge import JudgePin
-    from evalkit.judge import Asker, JudgeCache, make_provider, run_coroutine
+    from evalkit.judge import Asker, AskSummary, JudgeCache, make_provider, run_coroutine
 
     if n < 1 or concurrency < 1:
         raise InputError(f"--n ({n}) and --concurrency ({concurrency}) must be at least 1")
@@ -173,7 +173,7 @@ def generate_cases(subject_or_dataset: str | Path, provider: Any, *, n: int = 3,
         if provider.model in ("", "*") and provider.provider != "replay":
             raise InputError(f"no model named for the {provider.provider} writer: pass --model", path="--model")
         provider = make_provider(provider, cassette=cassette, record=record, timeout=timeout)
-    replies = JudgeCache(cache) if cache else None
+    replies = JudgeCache(cache) if cache and prompts else None
 
     async def ask_all() -> list[Any]:
         asker = Asker(provider, journal=journal_path, kind="generatorJournal", noun="case generator",
@@ -186,11 +186,15 @@ def generate_cases(subject_or_dataset: str | Path, provider: Any, *, n: int = 3,
             await provider.aclose()
         return [answers, asker.summary]
 
-    try:
-        answers, summary = run_coroutine(ask_all())
-    finally:
-        if replies is not None:
-            replies.close()
+    if not prompts:  # every tuple realised already: no journal, no provider call
+        answers, summary = [], AskSummary()
+        run_coroutine(provider.aclose())
+    else:
+        try:
+            answers, summary = run_coroutine(ask_all())
+        finally:
+            if replies is not None:
+                replies.close()
     selected_by = "missing-tuple" if missing else "tuple"
     generated: list[Case] = []
     errors: dict[str, str] = {}
@@ -206,7 +210,8 @@ def generate_cases(subject_or_dataset: str | Path, provider: Any, *, n: int = 3,
     names = [d.name for d in dataset.dimensions]
     now = {tuple(c.tuple.get(k) for k in names) for c in [*dataset.cases, *merged.added]}
     still = [t for t in tuples if tuple(t[k] for k in names) not in now]
-    atomic_write_text(out_path, "".join(canonical_line(c.to_json_obj()) for c in merged.added))
+    if prompts:  # nothing asked, nothing written
+        atomic_write_text(out_path, "".join(canonical_line(c.to_json_obj()) for c in merged.added))
     if merge_into_suite and merged.added:
         write_dataset(where.path, merged.dataset)
     return GenerateOutcome(prompts, generated, errors, merged, before, after, out_path,

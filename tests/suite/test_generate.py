@@ -191,3 +191,13 @@ def test_two_runs_never_write_one_journal_at_once(sample):
     holder.close()
     assert generate_cases(sample, ScriptedProvider(script), n=1).still_missing == []
     assert not journal.with_name(journal.name + ".lock").exists()       # the lock goes with the run
+
+
+def test_a_suite_that_realises_every_tuple_asks_nothing_and_writes_nothing(sample, capsys):
+    suite = json.loads((SAMPLE / "dataset.json").read_text())
+    (sample.parent / "dataset.json").write_text(json.dumps(suite))       # the sample's own: all 20 tuples
+    assert main(["dataset", "generate", str(sample), "--missing", "--provider", "replay", "--cassette",
+                 str(sample.parent / "writer-cassette.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "0 missing tuple(s): 0 call(s)" in out and "every tuple is realised by a case already" in out
+    assert not list(sample.parent.glob("dataset.generated*"))           # no empty file, no journal
