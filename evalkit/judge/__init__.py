@@ -25,7 +25,7 @@ from evalkit.judge.audit import (
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.calibration_report import CalibrationReport, calibrate_judge, render_calibration
 from evalkit.judge.calibration_story import CalibrationStory, Coverage, calibration_story, cover
-from evalkit.judge.calls import RetryPolicy
+from evalkit.judge.calls import RetryPolicy, reply_body
 from evalkit.judge.context import context_tokens, oversized_prompts
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.grounding import (
@@ -129,6 +129,7 @@ __all__ = [
     "VerifyPrompt",
     "VerifySummary",
     "refs_downgrades",
+    "reply_body",
     "verifier_name",
     "verifier_prompt",
     "verify_paths",

@@ -77,6 +77,18 @@ class CallOutcome:
             else self.output_tokens + reply.output_tokens
 
 
+def reply_body(text: str) -> str:
+    """A model's reply with the one Markdown code fence a model often wraps it in (```json ... ```) removed.
+
+    Only a reply wrapped whole in exactly one fence is unwrapped: text around a fence, or two fences, is left
+    as it is, for the parser to refuse with its own message.
+    """
+    body = text.strip()
+    if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
+        body = body[3:-3].removeprefix("json").strip()
+    return body
+
+
 def parse_output(text: str) -> dict[str, Any]:
     """The reply as a validated :class:`JudgeOutput` (:func:`parse_judge_output`), as a JSON object.
 
@@ -85,9 +97,7 @@ def parse_output(text: str) -> dict[str, Any]:
     Raises:
         ValueError: not JSON, or not valid for the schema (the message says what to fix).
     """
-    body = text.strip()
-    if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
-        body = body[3:-3].removeprefix("json").strip()
+    body = reply_body(text)
     try:
         return parse_judge_output(body).model_dump(mode="json", by_alias=True)  # every field, left-out ones too
     except InputError as exc:

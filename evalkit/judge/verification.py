@@ -34,7 +34,7 @@ from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_line, compact_sorted_json
 from evalkit.judge.asking import Asker
 from evalkit.judge.cache import JudgeCache
-from evalkit.judge.calls import RetryPolicy
+from evalkit.judge.calls import RetryPolicy, reply_body
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.grounding import downgrade, resolve_ref
 from evalkit.judge.output import KINDS, closed_schema
@@ -144,9 +144,7 @@ def parse_verifier_output(text: str) -> dict[str, Any]:
 
     from evalkit.contract_files import validation_problems
 
-    body = text.strip()
-    if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
-        body = body[3:-3].removeprefix("json").strip()
+    body = reply_body(text)
     try:
         return VerifierOutput.model_validate_json(body).to_json_obj()
     except ValidationError as exc:

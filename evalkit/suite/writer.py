@@ -108,9 +108,9 @@ def parse_written(text: str, brief: WriterBrief) -> dict[str, Any]:
         ValueError: not JSON, or not what the schema asks (the message says what to fix; the caller sends it
             back once, as for a judge's reply).
     """
-    body = text.strip()
-    if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
-        body = body[3:-3].removeprefix("json").strip()
+    from evalkit.judge import reply_body
+
+    body = reply_body(text)
     try:
         value = json.loads(body)
     except ValueError as exc:

@@ -95,3 +95,23 @@ def test_a_pass_or_fail_reply_without_blocked_by_or_assumptions_is_a_verdict(lef
         parse_judge_output(json.dumps({k: v for k, v in {**REPLY, "result": "uncertain"}.items()
                                        if k not in left_out}))
 
+
+
+@pytest.mark.parametrize(("reply", "body"), [
+    ('```json\n{"a": 1}\n```', '{"a": 1}'),       # one fence around the whole reply: unwrapped
+    ('```\n{"a": 1}\n```', '{"a": 1}'),
+    ('  {"a": 1}  ', '{"a": 1}'),
+    ('Here: ```json {"a": 1}```', 'Here: ```json {"a": 1}```'),  # text around it: left for the parser to refuse
+    ('```{"a": 1}``` and ```{"b": 2}```', '```{"a": 1}``` and ```{"b": 2}```'),
+])
+def test_a_reply_wrapped_whole_in_one_fence_is_unwrapped_for_every_parser(reply: str, body: str) -> None:
+    from evalkit.judge import reply_body
+    from evalkit.judge.calls import parse_output
+    from evalkit.judge.verification import parse_verifier_output
+
+    assert reply_body(reply) == body
+    verifier = json.dumps({"assessment": "the ref shows it", "supported": True, "blockedBy": None})
+    assert parse_verifier_output(f"```json\n{verifier}\n```")["supported"] is True
+    judge = json.dumps({"critique": "c", "refs": [{"obs": "t", "path": "output", "value": "x"}], "result": "pass",
+                        "confidence": 0.9})
+    assert parse_output(f"```\n{judge}\n```")["result"] == "pass"
