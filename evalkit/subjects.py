@@ -101,3 +101,21 @@ def input_digests(resolved: ResolvedSubject) -> list[InputDigest]:
         digests.append(InputDigest(field=field, path=rel, sha256=hashlib.sha256(data).hexdigest(),
                                    bytes=len(data)))
     return digests
+
+
+def subject_inputs(path: str | Path) -> dict[str, Path]:
+    """The subject file and every input file it names, by how a message names them (``SUBJECT``,
+    ``the subject's traces``): what a command reading the subject must not write over.
+
+    A subject that cannot be read gives only itself: the command reading it says what is wrong.
+    """
+    from evalkit.contract_files import read_model
+
+    inputs = {"SUBJECT": Path(path)}
+    try:
+        subject = read_model(path, Subject)
+    except InputError:
+        return inputs
+    base = Path(path).parent
+    inputs.update({f"the subject's {field}": base / rel for field, rel in subject.input_paths().items()})
+    return inputs

@@ -15,8 +15,12 @@ from evalkit.calibration import DEFAULT_ITERATIONS, DEFAULT_METHOD, DEFAULT_POLI
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
     from evalkit.io import canonical_dumps
+    from evalkit.io.outputs import guard_outputs
     from evalkit.judge import calibrate_judge, render_calibration
 
+    guard_outputs({"--save-validation": args.save_validation},
+                  {"--labels": args.labels, "--verdicts": args.verdicts, "--unlabeled": args.unlabeled,
+                   "--validation": args.validation, "--spec": args.spec})
     report = calibrate_judge(args.labels, args.verdicts, criterion=args.criterion, unlabeled=args.unlabeled,
                              observed=args.observed, n=args.n, method=args.method, level=args.level,
                              iterations=args.iterations, seed=args.seed, gate=args.gate,

@@ -63,10 +63,9 @@ def _cmd_gate(args: argparse.Namespace) -> int:
 def _run_gate(args: argparse.Namespace) -> int:
     from evalkit.compare import gate, render_gate_markdown
     from evalkit.io import atomic_write_text
-    from evalkit.io.atomic import check_writable
+    from evalkit.io.outputs import guard_outputs
 
-    if args.markdown_out:
-        check_writable(args.markdown_out)  # before the bootstrap, not after
+    guard_outputs({"--markdown-out": args.markdown_out}, {"RUN": args.run, "--baseline": args.baseline})
     result = gate(args.run, args.baseline, max_drop=args.max_drop, alpha=args.alpha, join_on=args.join_on,
                   unpaired=args.unpaired, least_decided=args.min_decided)
     if not result.criteria:

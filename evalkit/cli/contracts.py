@@ -9,8 +9,10 @@ from evalkit.contracts.kinds import KINDS
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.schema import write_schemas
 
+    guard_outputs({"--out": args.out}, folders=["--out"])
     paths = write_schemas(args.out)
     print(f"wrote {len(paths)} schemas to {args.out}")
     return 0

@@ -39,16 +39,22 @@ def _print_merge(suite: Path, result) -> None:
 
 
 def _cmd_merge(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.suite import merge_into, read_offered
 
     suite = _suite_path(args.subject)
+    guard_outputs({"the suite": suite}, {"CASES_FILE": args.cases_file})
     _print_merge(suite, merge_into(suite, read_offered(args.cases_file)))
     return 0
 
 
 def _cmd_derive(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.suite import derive_into_suite
 
+    guard_outputs({"the suite": _suite_path(args.subject)},
+                  {"TRACES": args.traces, "--labels": args.labels, "--from-review": args.from_review,
+                   "--from-verdicts": args.from_verdicts})
     done = derive_into_suite(args.subject, args.traces, labels=args.labels, review=args.from_review,
                              verdicts=args.from_verdicts, only=args.only)
     for why, n in done.reasons.items():

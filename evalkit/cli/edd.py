@@ -33,7 +33,10 @@ def _budget(args: argparse.Namespace):
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalkit.edd import render_status, run_subject_loop
+    from evalkit.io.outputs import guard_outputs
+    from evalkit.subjects import subject_inputs
 
+    guard_outputs({"--out": args.out}, subject_inputs(args.subject), folders=["--out"])
     outcome = run_subject_loop(args.subject, args.out, budget=_budget(args), concurrency=args.concurrency,
                                case_ids=args.case)
     print(render_status(outcome.state))

@@ -52,7 +52,11 @@ def _default_history(out: str) -> Path:
 
 def _cmd_eval_run(args: argparse.Namespace) -> int:
     from evalkit.checks import eval_subject
+    from evalkit.io.outputs import guard_outputs
+    from evalkit.subjects import subject_inputs
 
+    guard_outputs({"--out": args.out}, {**subject_inputs(args.subject), "--cassette": args.cassette},
+                  folders=["--out"])
     run = eval_subject(args.subject, args.out, repeats=args.repeats, concurrency=args.concurrency,
                        case_ids=args.case, generated_at=args.at, provider=_provider(args),
                        use_judge=not args.no_judge, judge_concurrency=args.judge_concurrency,
@@ -72,7 +76,6 @@ def _score(args: argparse.Namespace):
 
     from evalkit.checks import NOT_RECORDED, judge_from_verdicts
     from evalkit.cli.cluster import check_partition_size, cluster_client, on_cluster
-    from evalkit.cli.paths import refuse_output_over_input
     from evalkit.contract_files import read_model, read_models
     from evalkit.contracts.labels import ValidationResult
     from evalkit.contracts.matrix import EvalMatrix
@@ -85,12 +88,12 @@ def _score(args: argparse.Namespace):
         scorecard_of,
         source_partitions,
     )
+    from evalkit.io.outputs import guard_outputs
 
     check_partition_size(args)
-    if args.verdicts_out:
-        inputs = [("MATRIX", args.matrix), ("TRACES", args.traces), ("--verdicts", args.verdicts),
-                  ("--calibration", args.calibration), ("--out", args.out)]
-        refuse_output_over_input(args.verdicts_out, inputs, option="--verdicts-out")
+    guard_outputs({"--out": args.out, "--verdicts-out": args.verdicts_out},
+                  {"MATRIX": args.matrix, "TRACES": args.traces, "--verdicts": args.verdicts,
+                   "--calibration": args.calibration})
     options = CheckOptions(read_model(args.matrix, EvalMatrix), (args.only,) if args.only else None,
                            verdict_lines=bool(args.verdicts_out))
     options.routed()  # a criterion that cannot be routed fails here, before any trace is read

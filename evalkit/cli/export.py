@@ -26,7 +26,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
         write_langfuse,
         write_otlp,
     )
+    from evalkit.io.outputs import guard_outputs
 
+    guard_outputs({"--out": args.out}, {"VERDICTS": args.verdicts, "--traces": args.traces, "--labels": args.labels})
     check_time(args.time)
     if args.endpoint:
         check_destination(args.target, args.endpoint)

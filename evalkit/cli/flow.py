@@ -67,12 +67,11 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if args.min_thread_len < 1:
         raise InputError(f"--min-thread-len must be at least 1, got {args.min_thread_len}")
     check_partition_size(args)
-    from evalkit.cli.paths import refuse_output_over_input
+    from evalkit.io.outputs import guard_outputs
 
-    inputs = [*(("TRACES", src) for src in args.traces), ("--expected", args.expected)]
-    refuse_output_over_input(out, inputs)
-    if args.expected:  # the diffs are written too, beside --out
-        refuse_output_over_input(_diff_path(out), inputs, option="the diff file (OUT.diff.jsonl)")
+    # With --expected, the diffs are written too, beside --out.
+    guard_outputs({"--out": out, "the diff file (OUT.diff.jsonl)": _diff_path(out) if args.expected else None},
+                  {"TRACES": args.traces, "--expected": args.expected})
     expected = read_model(args.expected, ExpectedFlow) if args.expected else None
     options = FlowOptions(dispatch_tools(expected, args.dispatch), args.min_thread_len, args.semantics, expected)
 

@@ -148,16 +148,21 @@ def _closing(summary: Any, head: str, checked: Any = None, mode: str = "refs",
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from evalkit.distributed import refuse_cluster_journals, refuse_on_cluster
+    from evalkit.io.outputs import guard_outputs
     from evalkit.judge import (
         JudgeCache,
         PriceTable,
         estimate_traces,
         judge_traces,
         refuse_session_scope,
+        run_files,
         session_traces_by_id,
         verify_run,
     )
 
+    guard_outputs(run_files(args.out, journal=args.journal, record=args.record, cache=args.cache),
+                  {"--spec": args.spec, "--traces": args.traces, "--labels": args.labels,
+                   "--cassette": args.cassette, "--prices": args.prices})
     specs = _read_specs(args.spec)
     if args.criterion:
         specs = [s for s in specs if s.id in set(args.criterion)]

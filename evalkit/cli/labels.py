@@ -13,7 +13,9 @@ from evalkit.errors import InputError
 
 def _cmd_labels_import(args: argparse.Namespace) -> int:
     from evalkit.analysis import import_review_export, read_review_export
+    from evalkit.io.outputs import guard_outputs
 
+    guard_outputs({"--into": args.into}, {"EXPORT": args.export, "--taxonomy": args.taxonomy})
     if args.label_col or args.values:  # a table of per-criterion labels, not a review-page export
         from evalkit.cli.verdicts import import_labels_command
 

@@ -7,16 +7,16 @@ from pathlib import Path
 
 from evalkit.cli.annotations import read_annotations, read_taxonomy_option
 from evalkit.cli.parsers import add_command_group, add_trace_format_option
-from evalkit.cli.paths import refuse_output_over_input
 from evalkit.cli.words import plural
 
 
 def _cmd_review_build(args: argparse.Namespace) -> int:
     from evalkit.analysis import write_review
+    from evalkit.io.outputs import guard_outputs
     from evalkit.traces import load
 
-    refuse_output_over_input(args.out, [("TRACES", args.traces), ("--labels", args.labels),
-                                        ("--taxonomy", args.taxonomy)])
+    guard_outputs({"--out": args.out}, {"TRACES": args.traces, "--labels": args.labels,
+                                        "--taxonomy": args.taxonomy})
     traces = load(args.traces, args.format)
     annotations = read_annotations(args.labels).annotations if args.labels else []
     path = write_review(args.out, traces, annotations=annotations, taxonomy=read_taxonomy_option(args.taxonomy),

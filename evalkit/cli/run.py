@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from evalkit.cli.parsers import add_history_arguments, history_folder
 from evalkit.errors import InputError
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from pathlib import Path
+    from evalkit.io.outputs import guard_outputs
+    from evalkit.subjects import subject_inputs
 
     if len(args.subject) > 1 or args.jobs is not None:
         from evalkit.cli.batch import report_batch
@@ -24,6 +26,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
                              "over them", path="--out")
         from evalkit.batch import batch_history, run_subject_files
 
+        guard_outputs({"--out": args.out}, {**{f"{label} of {subject}": path for subject in args.subject
+                                               for label, path in subject_inputs(subject).items()},
+                                            "--notebooks": args.notebooks}, folders=["--out"])
         result = run_subject_files(args.subject, args.out, only=args.only or (), jobs=args.jobs or 1, at=args.at,
                                    history=history_folder(args, batch_history(args.out)),
                                    notebooks_dir=args.notebooks, allow_outside=args.allow_outside,
@@ -40,6 +45,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         name = load_subject(args.subject[0], allow_outside=allow).subject.name
         stamp = "".join(ch if ch.isalnum() else "-" for ch in args.at) if args.at else "latest"
         out = str(Path("reports") / name / stamp)
+    guard_outputs({"--out": out}, {**subject_inputs(args.subject[0]), "--notebooks": args.notebooks},
+                  folders=["--out"])
     manifest = run_subject(args.subject[0], out, only=args.only, at=args.at, notebooks_dir=args.notebooks,
                            allow_outside=allow, history=history_folder(args, default_history(out)),
                            batch=args.batch_name)
@@ -52,8 +59,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.pipeline import write_run_report
+    from evalkit.report import INDEX_FILE
 
+    guard_outputs({"RUN_DIR/index.html": Path(args.run_dir) / INDEX_FILE})
     print(f"report: {write_run_report(args.run_dir)}")
     return 0
 

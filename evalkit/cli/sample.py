@@ -8,7 +8,6 @@ from pathlib import Path
 
 from evalkit.analysis import STRATEGIES
 from evalkit.cli.parsers import add_trace_format_option
-from evalkit.cli.paths import refuse_output_over_input
 from evalkit.cli.words import plural
 from evalkit.errors import InputError
 
@@ -17,11 +16,12 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     from evalkit.analysis import detect_outcome, parse_outcome, sample_traces
     from evalkit.contract_files import read_models
     from evalkit.contracts.verdict import CriterionVerdict
+    from evalkit.io.outputs import guard_outputs
     from evalkit.traces import dataset_trace_ids, is_trace_dataset, load, write_jsonl
 
     if Path(args.out).suffix.lower() != ".jsonl":
         raise InputError("output must end in .jsonl", file=args.out)
-    refuse_output_over_input(args.out, [("TRACES", args.traces), ("--verdicts", args.verdicts)])
+    guard_outputs({"--out": args.out}, {"TRACES": args.traces, "--verdicts": args.verdicts})
     verdicts = read_models(args.verdicts, CriterionVerdict) if args.verdicts else None
     outcome = parse_outcome(args.outcome) if args.outcome else None
     if is_trace_dataset(args.traces):  # a partitioned Parquet dataset: sampled a file at a time, never whole

@@ -49,8 +49,14 @@ def _say(line: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.skilleval import RunRequest, run_release
 
+    bound = [spec.partition("=")[2] for spec in (args.bin or []) + (args.baseline_bin or [])]
+    guard_outputs({"--out": args.out}, {"REGISTRY": args.registry, "--candidate": args.candidate,
+                                        "--baseline": args.baseline, "--product": args.product,
+                                        "--mirror": args.mirror, "--bin": [b for b in bound if b]},
+                  folders=["--out"])
     request = RunRequest(
         args.registry, args.candidate, args.baseline, args.out, args.adapter, bin=args.bin or [],
         baseline_bin=args.baseline_bin or [], agent_command=args.agent_command, agent_env=args.agent_env or [],
@@ -66,8 +72,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.skilleval import exit_code, outcome_line, resume
 
+    guard_outputs({"--out": args.out}, {"STAGE": args.stage, "--answers": args.answers, "--waiver": args.waiver,
+                                        "--registry": args.registry, "--candidate": args.candidate,
+                                        "--baseline": args.baseline})
     current = {name: value for name, value in
                (("registry", args.registry), ("candidate", args.candidate), ("baseline", args.baseline)) if value}
     report = resume(args.stage, args.answers, args.out, args.waiver, current=current)

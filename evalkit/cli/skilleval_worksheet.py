@@ -8,8 +8,10 @@ import sys
 
 
 def _cmd_worksheet(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.skilleval import write_worksheet
 
+    guard_outputs({"--out": args.out}, {"STAGE": args.stage})
     path = write_worksheet(args.stage, args.out, title=args.title)
     print(f"wrote {path}: answer every case, export, then "
           f"`evalkit skill-eval resume {args.stage} --answers ANSWERS.json --out report.json`")
@@ -17,16 +19,20 @@ def _cmd_worksheet(args: argparse.Namespace) -> int:
 
 
 def _cmd_report_page(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.skilleval import write_report_page_of_file
 
+    guard_outputs({"--out": args.out}, {"REPORT": args.report})
     path, why, code = write_report_page_of_file(args.report, args.out)
     print(f"wrote {path}: {why}")
     return code
 
 
 def _cmd_propose(args: argparse.Namespace) -> int:
+    from evalkit.io.outputs import guard_outputs
     from evalkit.skilleval import propose_patch
 
+    guard_outputs({"--out": args.out}, {"STAGE": args.stage, "--candidate": args.candidate})
     proposal = propose_patch(args.stage, args.candidate, args.agent_command, args.out, timeout=args.agent_timeout,
                              say=lambda line: print(line, file=sys.stderr, flush=True))
     if proposal.patch is None:

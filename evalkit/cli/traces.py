@@ -31,8 +31,9 @@ def _chat_mapping(args: argparse.Namespace) -> ChatMapping:
 def _cmd_import(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from evalkit.io.atomic import atomic_write_text, check_writable, terminate_as_exit
+    from evalkit.io.atomic import atomic_write_text, terminate_as_exit
     from evalkit.io.canonical import canonical_line
+    from evalkit.io.outputs import guard_outputs
     from evalkit.traces import (
         ImportReport,
         SkippedRecord,
@@ -55,16 +56,12 @@ def _cmd_import(args: argparse.Namespace) -> int:
     elif out.suffix.lower() not in (".jsonl", ".parquet"):
         raise InputError("output must end in .jsonl or .parquet (or give --partition-by to write a folder)",
                          file=str(out))
-    else:
-        check_writable(out)  # before reading anything: a bad --out should not cost a long read first
-    for src in args.sources:
-        if Path(src).resolve() == out.resolve():
-            raise InputError("--out is also a source: the import would replace the file it reads; "
-                             "write to another file", file=str(out))
+    quarantine = out.with_name(out.name + ".quarantine.jsonl")
+    # Before reading anything: a bad --out should not cost a long read first.
+    guard_outputs({"--out": out, "the quarantine file": quarantine}, {"SRC": args.sources, "--mapping": args.mapping},
+                  folders=["--out"] if args.partition_by is not None else [])
     mapping = _chat_mapping(args)
     report = ImportReport()
-    quarantine = out.with_name(out.name + ".quarantine.jsonl")
-    check_writable(quarantine)
     skipped: list[SkippedRecord] = []
 
     def quarantined(record: SkippedRecord) -> None:

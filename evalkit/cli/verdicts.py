@@ -84,7 +84,9 @@ def _cmd_verdicts_import(args: argparse.Namespace) -> int:
     )
     from evalkit.cli.export import import_scores_command, refuse_score_options
     from evalkit.contracts.verdict import CriterionVerdict
+    from evalkit.io.outputs import guard_outputs
 
+    guard_outputs({"--into": args.into}, {"FILE": args.file})
     if args.source != "table":
         return import_scores_command(args)
     refuse_score_options(args)

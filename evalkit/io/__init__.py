@@ -12,6 +12,7 @@ from evalkit.io.atomic import (
 from evalkit.io.bulk import paused_gc
 from evalkit.io.canonical import canonical_dumps, canonical_line, compact_sorted_json
 from evalkit.io.json_case import camel_json
+from evalkit.io.outputs import guard_outputs
 from evalkit.io.strict_json import iter_jsonl_strict, loads_strict, read_json_strict
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "canonical_dumps",
     "canonical_line",
     "compact_sorted_json",
+    "guard_outputs",
     "iter_jsonl_strict",
     "loads_strict",
     "paused_gc",

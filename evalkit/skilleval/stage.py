@@ -41,12 +41,13 @@ from evalkit.contracts.skilleval import (
 )
 from evalkit.errors import InputError
 from evalkit.io import atomic_write_text, canonical_dumps, loads_strict, read_json_strict
+from evalkit.io.outputs import SEALED_STAGE_FILE
 from evalkit.io.regular import open_regular
 from evalkit.skilleval.digest import DOMAINS, file_sha256, tree_digest, tree_files
 from evalkit.skilleval.facts import RECEIPT, check_receipt, output_name
 from evalkit.skilleval.grading import grade_case
 
-STAGE_FILE = "stage.json"
+STAGE_FILE = SEALED_STAGE_FILE  # every command's output guard knows a sealed stage by it
 RAW = "raw"
 REGISTRY_COPY = "registry"
 MANIFEST = "manifest.json"

@@ -205,22 +205,22 @@ def test_sample_and_review_refuse_to_write_over_an_input(capsys, traces_file, tm
     before = traces_file.read_bytes()
     argv = (["sample", traces_file, "--n", "3"] if command == "sample" else ["review", "build", traces_file])
     code, _, err = run(capsys, *argv, "--out", traces_file)
-    assert code == 1 and f"--out is also the input TRACES ({traces_file})" in err
+    assert code == 1 and f"--out ({traces_file}) is also the input TRACES ({traces_file})" in err
     # the same file by another name (a symbolic link, a path through ..) is the same input
     link = tmp_path / "link.jsonl"
     link.symlink_to(traces_file)
     code, _, err = run(capsys, *argv, "--out", tmp_path / "sub" / ".." / "link.jsonl")
-    assert code == 1 and "--out is also the input TRACES" in err
+    assert code == 1 and ") is also the input TRACES" in err
     assert traces_file.read_bytes() == before
     if command == "review":
         store = tmp_path / "store.html"  # a store of any name: the check is on the file, not its suffix
         append_annotations(store, [note("t01")])
         kept = store.read_bytes()
         code, _, err = run(capsys, "review", "build", traces_file, "--labels", store, "--out", store)
-        assert code == 1 and f"--out is also the input --labels ({store})" in err
+        assert code == 1 and f"--out ({store}) is also the input --labels ({store})" in err
         assert store.read_bytes() == kept
     else:
         verdicts = tmp_path / "verdicts.jsonl"
         verdicts.write_text("", encoding="utf-8")
         code, _, err = run(capsys, "sample", traces_file, "--n", "3", "--verdicts", verdicts, "--out", verdicts)
-        assert code == 1 and f"--out is also the input --verdicts ({verdicts})" in err
+        assert code == 1 and f"--out ({verdicts}) is also the input --verdicts ({verdicts})" in err

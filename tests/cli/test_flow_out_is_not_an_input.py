@@ -21,7 +21,7 @@ def test_flow_build_refuses_to_write_its_graphs_over_the_traces(tmp_path, capsys
     before = traces.read_bytes()
     assert main(["flow", "build", str(other), str(traces), "--out", str(traces)]) == 1
     err = capsys.readouterr().err
-    assert f"error: {traces}: --out is also the input TRACES ({traces})" in err
+    assert f"error: {traces}: --out ({traces}) is also the input TRACES ({traces})" in err
     assert traces.read_bytes() == before
     # a different output still builds
     assert main(["flow", "build", str(traces), "--out", str(tmp_path / "graphs.jsonl")]) == 0
@@ -34,5 +34,5 @@ def test_flow_build_refuses_a_diff_file_that_is_an_input(tmp_path, capsys):
     expected.write_text("edges:\n- {from: lookup, to: reply}\n", encoding="utf-8")
     before = traces.read_bytes()
     assert main(["flow", "build", str(traces), "--expected", str(expected), "--out", str(tmp_path / "g.jsonl")]) == 1
-    assert f"the diff file (OUT.diff.jsonl) is also the input TRACES ({traces})" in capsys.readouterr().err
+    assert f"the diff file (OUT.diff.jsonl) ({traces}) is also the input TRACES ({traces})" in capsys.readouterr().err
     assert traces.read_bytes() == before and not (tmp_path / "g.jsonl").exists()
