@@ -24,6 +24,11 @@ from evalkit.io.validation import (  # noqa: F401  (other packages read them fro
 
 M = TypeVar("M", bound=BaseModel)
 
+def kind_of(model: type[BaseModel]) -> str | None:
+    """The kind name of a contract (None for a model that is not one)."""
+    return next((kind for kind, contract in CONTRACTS.items() if contract is model), None)
+
+
 def detect_kind(path: str | Path, records: Sequence[Record]) -> str:
     """The kind of a file, from its name or else from its records' keys.
 
@@ -73,7 +78,7 @@ def validate_file(path: str | Path, kind: str | None = None, *,
             values, cut_off = read_store_lines(path, missing_ok=False)
             records = [Record(value, line) for line, value in values]
         else:
-            records = read_records(path)
+            records = read_records(path, kind=kind)
         kind = kind or detect_kind(path, records)
     except InputError as exc:
         return None, 0, [exc]
@@ -93,10 +98,11 @@ def validate_file(path: str | Path, kind: str | None = None, *,
         if isinstance(value, list) and kind not in LIST_ROOTED:
             for i, item in enumerate(value):
                 count += 1
-                problems += validate_value(model, item, file=file, line=record.line, prefix=f"[{i}]")[1]
+                problems += validate_value(model, item, file=file, line=record.line, prefix=f"[{i}]",
+                                       lines=record.lines)[1]
         else:
             count += 1
-            problems += validate_value(model, value, file=file, line=record.line)[1]
+            problems += validate_value(model, value, file=file, line=record.line, lines=record.lines)[1]
     if count == 0:
         problems.append(InputError("no records found", file=file))
     return kind, count, problems
@@ -108,10 +114,11 @@ def read_model(path: str | Path, model: type[M]) -> M:
     Raises:
         InputError: naming the file and the first problem's field path.
     """
-    records = read_records(path)
+    records = read_records(path, kind=kind_of(model))
     if len(records) != 1:
         raise InputError(f"expected one document, found {len(records)}", file=str(path))
-    obj, problems = validate_value(model, records[0].value, file=str(path), line=records[0].line)
+    obj, problems = validate_value(model, records[0].value, file=str(path), line=records[0].line,
+                                   lines=records[0].lines)
     if problems:
         raise problems[0]
     assert obj is not None
@@ -133,12 +140,13 @@ def iter_located_models(path: str | Path, model: type[M],
     file = str(path)
     fmt = fmt or document_format(path)
     records = (Record(v, line) for line, v in iter_jsonl_strict(path)) if fmt == "jsonl" \
-        else iter(read_records(path, fmt))
+        else iter(read_records(path, fmt, kind=kind_of(model)))
     for record in records:
         many = isinstance(record.value, list)
         for i, item in enumerate(record.value if many else [record.value]):
             prefix = f"[{i}]" if many else ""
-            obj, problems = validate_value(model, item, file=file, line=record.line, prefix=prefix)
+            obj, problems = validate_value(model, item, file=file, line=record.line, prefix=prefix,
+                                           lines=record.lines)
             if problems:
                 raise problems[0]
             assert obj is not None

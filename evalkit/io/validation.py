@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evalkit.errors import InputError
+from evalkit.io.yaml_text import line_of
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -67,10 +68,19 @@ def validation_problems(exc: ValidationError, prefix: str = "") -> list[tuple[st
 
 
 def validate_value(model: type[M], value: Any, *, file: str, line: int | None = None,
-                   prefix: str = "") -> tuple[M | None, list[InputError]]:
-    """Validate one value; the model, or None and the located problems."""
+                   prefix: str = "", lines: dict[str, int] | None = None) -> tuple[M | None, list[InputError]]:
+    """Validate one value; the model, or None and the located problems.
+
+    Args:
+        model: the contract.
+        value: the value read.
+        file: where it was read, for the problems.
+        line: the line the value starts on.
+        prefix: the value's place in its document (``[3]`` for an item of a list).
+        lines: the line of each field path of the document (YAML): a problem is placed on its field's line.
+    """
     try:
         return model.model_validate(value), []
     except ValidationError as exc:
-        return None, [InputError(msg, file=file, line=line, path=path or None)
+        return None, [InputError(msg, file=file, line=line_of(lines or {}, path, line), path=path or None)
                       for path, msg in validation_problems(exc, prefix)]

@@ -31,16 +31,20 @@ SHIPPED = Path(__file__).with_name("prices.yaml")
 _DATED = re.compile(r"-\d{8}$")
 
 
-def _read(path: str | Path) -> dict[str, Any]:
-    file = str(path)
-    try:
-        import yaml
+PRICE_TABLE_FIELDS = ("models", "checked")
+"""The fields a price table may have: a misspelt one would be a table silently ignored."""
 
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read the price table: {exc.strerror or exc}", file=file) from None
-    except Exception as exc:  # yaml.YAMLError: a located parse error
-        raise InputError(f"not YAML or JSON: {exc}", file=file) from None
+
+def _read(path: str | Path) -> dict[str, Any]:
+    """A price table, read by the one strict, bounded reader (no tags, no duplicate keys, no unknown fields)."""
+    from evalkit.io.documents import read_document
+
+    file = str(path)
+    data = read_document(path, kind="prices")
+    unknown = sorted(set(data) - set(PRICE_TABLE_FIELDS)) if isinstance(data, dict) else []
+    if unknown:
+        raise InputError(f"unknown field {unknown[0]!r}: a price table holds {', '.join(PRICE_TABLE_FIELDS)} "
+                         "(models: {MODEL: {input: USD, output: USD}})", file=file, path=unknown[0])
     models = data.get("models") if isinstance(data, dict) else None
     if not isinstance(models, dict):
         raise InputError("expected a mapping 'models: {MODEL: {input: USD, output: USD}}'", file=file)

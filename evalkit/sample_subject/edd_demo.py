@@ -29,6 +29,7 @@ from pathlib import Path
 import yaml
 
 from evalkit.io import atomic_write_text
+from evalkit.io.documents import read_document
 from evalkit.sample_subject.catalog import JUDGE_MODEL
 from evalkit.sample_subject.judge_files import SPECS
 from evalkit.sample_subject.rules_judge import NAME as RULES_JUDGE
@@ -92,7 +93,7 @@ def prepare(source: str | Path, dest: str | Path, *, factor: float = 0.0, timeou
     dest = Path(dest)
     shutil.copytree(source, dest, dirs_exist_ok=True)
     matrix_file = dest / "eval-matrix.yaml"
-    matrix = yaml.safe_load(matrix_file.read_text(encoding="utf-8"))
+    matrix = read_document(matrix_file, kind="eval-matrix")
     for component in matrix["components"]:
         for criterion in component["criteria"]:
             check = CHECKS.get(_criterion_id(criterion) or "")
@@ -104,7 +105,7 @@ def prepare(source: str | Path, dest: str | Path, *, factor: float = 0.0, timeou
     atomic_write_text(dest / JUDGE_SPECS, "".join(("---\n" if i else "") + yaml.safe_dump(
         spec, sort_keys=False, allow_unicode=True, width=100) for i, spec in enumerate(specs)))
     subject_file = dest / "subject.yaml"
-    subject = yaml.safe_load(subject_file.read_text(encoding="utf-8"))
+    subject = read_document(subject_file, kind="subject")
     subject["judges"] = [JUDGE_SPECS] if specs else []
     subject["judge"] = {"provider": RULES_JUDGE, "model": f"{JUDGE_MODEL}-rules", "temperature": 0}
     subject["edd"] = {"remedy_command": ["{python}", "-m", "evalkit.sample_subject.remedy", "--spec", "agent-spec.yaml",

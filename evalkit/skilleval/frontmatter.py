@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from evalkit.errors import InputError
+from evalkit.io.yaml_text import check_yaml_size, yaml_documents
 from evalkit.skilleval.skill_markdown import Frontmatter
 
 NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -37,15 +38,19 @@ def check_frontmatter(front: Frontmatter, folder: str, file: str) -> tuple[dict[
     def problem(message: str, line: int, field: str | None = None) -> None:
         problems.append(InputError(message, file=file, line=line, path=field))
 
+    data = front.yaml.encode("utf-8", "surrogatepass")
     try:
-        node = yaml.compose(front.yaml, Loader=yaml.SafeLoader)
-        value = yaml.safe_load(front.yaml)
+        check_yaml_size(len(data), "skill-frontmatter", file)
+        node = yaml.compose(front.yaml, Loader=yaml.SafeLoader)  # nodes only: an alias stays one shared node
+    except InputError as exc:
+        problems.append(exc)
+        return {}, problems
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = front.first_line + (mark.line if mark is not None else 0)
         problem(f"frontmatter is not valid YAML: {getattr(exc, 'problem', None) or exc}", line)
         return {}, problems
-    if not isinstance(node, yaml.MappingNode) or not isinstance(value, dict):
+    if not isinstance(node, yaml.MappingNode):
         problem("frontmatter must be a YAML mapping of fields (name, description, ...)", front.first_line)
         return {}, problems
     lines: dict[str, int] = {}
@@ -57,6 +62,13 @@ def check_frontmatter(front: Frontmatter, folder: str, file: str) -> tuple[dict[
         elif key not in FIELDS:
             problem(f"unknown field; the Agent Skills format allows {', '.join(FIELDS)}", line, key)
         lines.setdefault(key, line)
+    if len(lines) < len(node.value):
+        return {}, problems  # which of the duplicates holds is not for evalkit to guess
+    try:  # the one bounded, strict reader: aliases, nesting and values held to the house's rules
+        value = yaml_documents(data, file=file, kind="skill-frontmatter", first_line=front.first_line)[0].value
+    except InputError as exc:
+        problems.append(exc)
+        return {}, problems
     for key in ("name", "description"):
         if key not in value:
             problem("required field is missing", front.first_line, key)

@@ -117,7 +117,7 @@ def load_chat_mapping(path: str | Path) -> ChatMapping:
     from evalkit.io.documents import read_document
 
     file = str(path)
-    doc = read_document(path)
+    doc = read_document(path, kind="chat-mapping")
     if not isinstance(doc, dict):
         raise InputError("a chat mapping must be an object with keys " + ", ".join(_FILE_KEYS), file=file)
     unknown = sorted(set(doc) - set(_FILE_KEYS))

@@ -64,10 +64,12 @@ def test_read_taxonomy_locates_problems(tmp_path):
     path.write_text(yaml.safe_dump(doc), encoding="utf-8")
     assert read_taxonomy(path) == TAXONOMY
     doc["modes"][1]["parent"] = "missed-escalation"
-    path.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    text = yaml.safe_dump(doc)
+    path.write_text(text, encoding="utf-8")
+    at = next(i for i, line in enumerate(text.splitlines(), start=1) if "parent: missed-escalation" in line)
     with pytest.raises(InputError) as err:
         read_taxonomy(path)
-    assert err.value.render() == (f"{path}:1: modes[1].parent: parents form a cycle "
+    assert err.value.render() == (f"{path}:{at}: modes[1].parent: parents form a cycle "
                                   "(missed-escalation -> missed-escalation)")
 
 

@@ -125,7 +125,9 @@ def test_validate_file_detects_and_checks_each_kind(tmp_path):
     taxonomy = tmp_path / "failure-modes.yaml"
     doc = copy.deepcopy(TAXONOMY)
     doc["modes"][1]["parent"] = "ghost"
-    taxonomy.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    text = yaml.safe_dump(doc)
+    taxonomy.write_text(text, encoding="utf-8")
+    at = next(i for i, line in enumerate(text.splitlines(), start=1) if "parent: ghost" in line)
     kind, count, problems = validate_file(taxonomy)
     assert kind == "taxonomy"
-    assert [p.render() for p in problems] == [f"{taxonomy}:1: modes[1].parent: unknown failure mode 'ghost'"]
+    assert [p.render() for p in problems] == [f"{taxonomy}:{at}: modes[1].parent: unknown failure mode 'ghost'"]
