@@ -74,7 +74,6 @@ from evalkit.judge.providers import (
 )
 from evalkit.judge.providers.tokens import TokenCount, TokenCounter, token_counter
 from evalkit.judge.render import render_trace
-from evalkit.judge.run_files import run_files
 from evalkit.judge.run_loop import RunLoop
 from evalkit.judge.run_outputs import FinishedItems, sidecar_paths
 from evalkit.judge.run_report import judge_run_table, refs_downgrades, runs_path_of
@@ -107,6 +106,7 @@ from evalkit.judge.verification import (
     verify_run,
     verify_with_llm,
 )
+from evalkit.judge.written_files import run_files
 
 __all__ = [
     "judged_traces",
