@@ -10,7 +10,7 @@ from evalkit.analysis.taxonomy import check_modes
 from evalkit.contract_files import validate_value
 from evalkit.contracts.annotation import ReviewExport, Taxonomy
 from evalkit.errors import InputError
-from evalkit.io.append_only import append_batch
+from evalkit.io.append_only import append_batch, store_lock
 from evalkit.io.documents import read_records
 
 
@@ -54,15 +54,16 @@ def import_review_export(export: ReviewExport, store: str | Path, taxonomy: Taxo
     """
     if taxonomy is not None:
         check_modes(export.annotations, taxonomy, file=source)
-    contents = read_store(store)
-    # Compare full dumps, so an absent ``modes`` and an explicit empty list count as the same record.
-    current = {(a.trace_id, a.annotator): a.model_dump(mode="json") for a in latest(contents.annotations)}
-    new = []
-    for annotation in export.annotations:
-        obj = annotation.model_dump(mode="json")
-        if current.get((annotation.trace_id, annotation.annotator)) != obj:
-            new.append(annotation)
-            current[(annotation.trace_id, annotation.annotator)] = obj
-    done = append_batch(store, new)
+    with store_lock(store):  # read, leave out what is there, append: one turn, so a concurrent import waits
+        contents = read_store(store)
+        # Compare full dumps, so an absent ``modes`` and an explicit empty list count as the same record.
+        current = {(a.trace_id, a.annotator): a.model_dump(mode="json") for a in latest(contents.annotations)}
+        new = []
+        for annotation in export.annotations:
+            obj = annotation.model_dump(mode="json")
+            if current.get((annotation.trace_id, annotation.annotator)) != obj:
+                new.append(annotation)
+                current[(annotation.trace_id, annotation.annotator)] = obj
+        done = append_batch(store, new)
     return ImportResult(done.appended, len(export.annotations) - done.appended, contents.torn_lines,
                         done.dropped is not None)

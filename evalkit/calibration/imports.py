@@ -19,7 +19,7 @@ from evalkit.calibration.tables import Row, Table, cell_text
 from evalkit.contracts.labels import HumanLabel
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict
 from evalkit.errors import InputError
-from evalkit.io.append_only import append_batch, read_store_records
+from evalkit.io.append_only import append_batch, read_store_records, store_lock
 
 LABEL_VALUES = ("pass", "fail", "defer")
 VERDICT_VALUES = ("pass", "fail", "uncertain")
@@ -217,21 +217,22 @@ def append_records(path: str | Path, records: Sequence[BaseModel], model: type[B
             valid record (a final line cut off by an interrupted write is dropped instead).
     """
     p = Path(path)
-    read = read_store_records(p, model)
-    stored = {_key(r): r for r in read.records}
-    new = []
-    for record in records:
-        old = stored.get(_key(record))
-        if old is None:
-            new.append(record)
-        else:
-            was, now = old.to_json_obj(), record.to_json_obj()  # type: ignore[attr-defined]
-            differ = sorted(k for k in was.keys() | now.keys() if was.get(k) != now.get(k))
-            if differ:
-                show = "; ".join(f"{k} {was.get(k)!r} stored, {now.get(k)!r} imported" for k in differ)
-                key = f"trace {now['traceId']!r} (criterion {now.get('criterionId')!r})"
-                raise InputError(f"{key} is already stored differently ({show}); nothing was appended. "
-                                 "Change a stored record by hand, on purpose", file=str(p))
-    if new:
-        append_batch(p, new)
+    with store_lock(p):  # read, leave out what is there, append: one turn, so a concurrent import waits
+        read = read_store_records(p, model)
+        stored = {_key(r): r for r in read.records}
+        new = []
+        for record in records:
+            old = stored.get(_key(record))
+            if old is None:
+                new.append(record)
+            else:
+                was, now = old.to_json_obj(), record.to_json_obj()  # type: ignore[attr-defined]
+                differ = sorted(k for k in was.keys() | now.keys() if was.get(k) != now.get(k))
+                if differ:
+                    show = "; ".join(f"{k} {was.get(k)!r} stored, {now.get(k)!r} imported" for k in differ)
+                    key = f"trace {now['traceId']!r} (criterion {now.get('criterionId')!r})"
+                    raise InputError(f"{key} is already stored differently ({show}); nothing was appended. "
+                                     "Change a stored record by hand, on purpose", file=str(p))
+        if new:
+            append_batch(p, new)
     return Appended(len(new), len(records) - len(new), read.cut_off.line if read.cut_off else None)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from evalkit.contracts.labels import LedgerEntry
 from evalkit.errors import TestSetAlreadyMeasured
-from evalkit.io.append_only import AppendOnlyStore, append_batch
+from evalkit.io.append_only import AppendOnlyStore, append_batch, store_lock
 
 
 class TestLedger:
@@ -60,5 +60,13 @@ class TestLedger:
                 "measure again, which is recorded as forced")
 
     def append(self, entry: LedgerEntry) -> None:
-        """Add one line at the end of the file; earlier lines are never touched."""
-        append_batch(self.path, [entry.model_dump(mode="json", by_alias=True)])  # every field, defaults too
+        """Add one line at the end of the file; earlier lines are never touched.
+
+        Raises:
+            TestSetAlreadyMeasured: a measurement that is not forced, when another one of the same criterion
+                and prompt landed since :meth:`check` (two runs at once): checked again in the store's turn.
+        """
+        with store_lock(self.path):
+            if not entry.forced:
+                self.check(entry.criterion_id, entry.prompt_digest)
+            append_batch(self.path, [entry.model_dump(mode="json", by_alias=True)])  # every field, defaults too

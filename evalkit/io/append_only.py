@@ -22,10 +22,13 @@ as they are; only a cut-off final line is dropped, and the append reports it.
 
 Trade-offs. Each append copies the whole file: fine for stores of human labels and measurements
 (megabytes), not for logs of millions of records. The store is replaced by a new file, so a hard
-link to it keeps the old content (a symbolic link is followed and its target replaced). Appenders
-to one folder take turns through an exclusive lock on the folder (``flock``), so two imports at once
-both land. The lock guards the append only: a caller that reads, decides, then appends may see a
-record another process appends in between.
+link to it keeps the old content (a symbolic link is followed and its target replaced).
+
+Taking turns. Writers of stores in one folder take turns through an exclusive lock on the folder
+(``flock``: per open file, so processes and threads alike wait, and released by the kernel when a
+process dies). An import reads the store, leaves out what is there already and appends the rest: it
+holds :func:`store_lock` across the three steps, so two imports of one batch at once append it once,
+and the second says it found every record there. ``append_batch`` inside that block does not lock again.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,8 +59,7 @@ except ImportError:  # pragma: no cover - not on Windows: appenders do not take 
 M = TypeVar("M", bound=BaseModel)
 
 __all__ = ["Appended", "AppendOnlyStore", "CutOffLine", "StoreRead", "append_batch", "is_cut_off_record",
-           "read_store_lines",
-           "read_store_records"]
+           "read_store_lines", "read_store_records", "store_lock"]
 
 
 @dataclass(frozen=True)
@@ -171,18 +174,45 @@ def read_store_records(path: str | Path, model: type[M]) -> StoreRead[M]:
     return StoreRead(records, cut_off, [lineno for lineno, _ in values])
 
 
+_held = threading.local()
+"""The folders this thread holds the lock of (a second ``flock`` on another descriptor would wait forever)."""
+
+
 @contextlib.contextmanager
 def _folder_lock(folder: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` so appenders to its stores take turns."""
-    if fcntl is None:
+    """Hold an exclusive lock on ``folder`` so writers of its stores take turns (re-entrant in a thread)."""
+    held: set[str] = _held.__dict__.setdefault("folders", set())
+    key = os.path.realpath(folder)
+    if fcntl is None or key in held:
         yield
         return
     fd = os.open(folder, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # released by the kernel if the process dies
-        yield
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
     finally:
         os.close(fd)
+
+
+@contextlib.contextmanager
+def store_lock(path: str | Path) -> Iterator[None]:
+    """Hold the store's lock for a read, a decision and an append (its folder is created when missing).
+
+    Raises:
+        InputError: the folder cannot be created or opened.
+    """
+    folder = Path(os.path.realpath(path)).parent
+    with contextlib.ExitStack() as stack:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(_folder_lock(folder))
+        except OSError as exc:
+            raise InputError(f"cannot lock the store's folder: {exc.strerror or exc}", file=str(path)) from None
+        yield
 
 
 def _staging_name(target: Path) -> Path:
