@@ -12,7 +12,20 @@ This module imports nothing from the rest of evalkit, so any layer may raise the
 
 from __future__ import annotations
 
+import re
 from typing import Literal
+
+ECHO_LIMIT = 200
+"""Characters of one word (a run without spaces: an id, a value, a key) an error echoes; a longer one is
+cut, saying how long it was, so a 10 MB id gives a one-line error rather than 10 MB on stderr."""
+
+
+def capped(text: str) -> str:
+    """``text`` with every word longer than :data:`ECHO_LIMIT` cut to its start and its length."""
+    if len(text) <= ECHO_LIMIT:
+        return text
+    return re.sub(rf"\S{{{ECHO_LIMIT + 1},}}",
+                  lambda m: f"{m.group(0)[:ECHO_LIMIT // 2]}... ({len(m.group(0)):,} characters)", text)
 
 
 class InputError(ValueError):
@@ -23,10 +36,10 @@ class InputError(ValueError):
 
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None,
                  path: str | None = None) -> None:
-        self.message = message
+        self.message = capped(message)
         self.file = file
         self.line = line
-        self.path = path
+        self.path = None if path is None else capped(path)
         super().__init__(self.render())
 
     def render(self) -> str:

@@ -121,6 +121,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a full or read-only disk, a missing permission: the path and the fix, no traceback
+        from evalkit.io.disk_errors import os_problem
+
+        print(f"error: {os_problem(exc).render()}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

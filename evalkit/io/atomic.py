@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evalkit.errors import InputError
+from evalkit.io.disk_errors import WRITE_REFUSALS, os_problem, read_only_folder
 
 
 def default_file_mode(target: Path) -> int:
@@ -128,12 +129,16 @@ def check_writable(path: str | Path) -> None:
         folder = folder.parent
     if not folder.is_dir():
         raise InputError(f"cannot write: {folder} is a file, not a folder", file=str(target))
+    if read_only_folder(folder):
+        raise InputError(f"cannot write: {folder} is on a read-only file system; write elsewhere (a folder on a "
+                         "writable disk)", file=str(target))
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write: no permission to write in {folder}", file=str(target))
+        raise InputError(f"cannot write: no permission to write in {folder}; write elsewhere, or ask for write "
+                         "access to that folder", file=str(target))
 
 
 def _cannot_write(target: Path, exc: OSError) -> InputError:
-    return InputError(f"cannot write: {exc.strerror or exc}", file=str(target))
+    return os_problem(exc, target, doing="cannot write")
 
 
 def _open_temp(target: Path) -> tuple[int, str]:
@@ -200,13 +205,18 @@ def atomic_writers(paths: Sequence[str | Path], mode: str = "w",
     temps: list[str] = []
     handles: list[IO] = []
     try:
-        with contextlib.ExitStack() as stack:
-            for target in targets:
-                fd, tmp = _open_temp(target)
-                temps.append(tmp)
-                handles.append(stack.enter_context(_fdopen(fd, mode, encoding)))
-            yield tuple(handles)
-            _all_to_disk(handles, targets)
+        try:
+            with contextlib.ExitStack() as stack:
+                for target in targets:
+                    fd, tmp = _open_temp(target)
+                    temps.append(tmp)
+                    handles.append(stack.enter_context(_fdopen(fd, mode, encoding)))
+                yield tuple(handles)
+                _all_to_disk(handles, targets)
+        except OSError as exc:  # a write, or the close that flushes it, refused by the disk
+            if exc.errno not in WRITE_REFUSALS:
+                raise  # not about these files (a source that cannot be read): the caller says what
+            raise _cannot_write(targets[0], exc) from None
         for tmp, target in reversed(list(zip(temps, targets, strict=True))):
             _into_place(tmp, target)
             temps.remove(tmp)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from evalkit.errors import InputError
 from evalkit.io.atomic import check_writable
+from evalkit.io.disk_errors import read_only_folder
 
 PathLike = str | Path
 Paths = PathLike | Iterable[PathLike] | None
@@ -77,8 +78,17 @@ def guard_outputs(outputs: Mapping[str, Paths], inputs: Mapping[str, Paths] | No
                     raise InputError(f"{option} ({out}) is also {other} ({path}): one file cannot hold both; "
                                      "give each its own path", file=str(out))
             written.append((option, out))
-            if not is_folder:
-                check_writable(out)
+            check_writable(out) if not is_folder else _check_folder_writable(option, out)
+
+
+def _check_folder_writable(option: str, out: Path) -> None:
+    """A folder output's nearest existing folder must take writes (a read-only disk is refused now)."""
+    folder = out
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if folder.is_dir() and read_only_folder(folder):
+        raise InputError(f"{option} ({out}): {folder} is on a read-only file system; write elsewhere (a folder "
+                         "on a writable disk)", file=str(out))
 
 
 def _each(value: Paths) -> list[PathLike]:

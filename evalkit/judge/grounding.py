@@ -233,6 +233,22 @@ def _as_record(verdict: CriterionVerdict | Mapping[str, Any]) -> dict[str, Any]:
     return verdict.to_json_obj() if isinstance(verdict, CriterionVerdict) else dict(verdict)
 
 
+def _kind(value: Any) -> str:
+    """A value as a message shows it: short, whatever its size (a 10 MB id is not echoed whole)."""
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return repr(value) if len(value) <= 60 else f"{value[:60]!r}... ({len(value)} characters)"
+    if isinstance(value, bool | int | float):
+        return repr(value)
+    return f"a JSON {'array' if isinstance(value, list) else 'object' if isinstance(value, dict) else 'value'}"
+
+
+def _shown(value: Any) -> Any:
+    """An id as a problem names it: itself when it is a short string, else :func:`_kind`."""
+    return value if isinstance(value, str) and len(value) <= 60 else _kind(value)
+
+
 def lint_verdicts(verdicts: Iterable[CriterionVerdict | Mapping[str, Any]],
                   traces: Mapping[str, Trace] | Iterable[Trace]) -> list[GroundingProblem]:
     """Grounding defects: an abstain with no ``blockedBy``, a decided verdict with no ref, a dead ref.
@@ -247,11 +263,26 @@ def lint_verdicts(verdicts: Iterable[CriterionVerdict | Mapping[str, Any]],
     by_id = dict(traces) if isinstance(traces, Mapping) else {t.id: t for t in traces}
     problems: list[GroundingProblem] = []
     for index, verdict in enumerate(verdicts):
+        if not isinstance(verdict, CriterionVerdict | Mapping):
+            problems.append(GroundingProblem(index, "?", "?", "(record)", f"not a verdict but {_kind(verdict)}: "
+                                             "each record must be an object with criterionId, traceId and result"))
+            continue
         record = _as_record(verdict)
         criterion, trace_id, result = record.get("criterionId"), record.get("traceId"), record.get("result")
 
-        def problem(field: str, message: str, *, _i: int = index, _c: Any = criterion, _t: Any = trace_id) -> None:
+        shown = _shown(criterion), _shown(trace_id)
+
+        def problem(field: str, message: str, *, _i: int = index, _c: Any = shown[0], _t: Any = shown[1]) -> None:
             problems.append(GroundingProblem(_i, _c, _t, field, message))
+
+        for name, value in (("criterionId", criterion), ("traceId", trace_id)):
+            if not isinstance(value, str) or not value:
+                problem(name, f"must be a non-empty string, not {_kind(value)}")
+        if result not in ("pass", "fail", "uncertain"):
+            problem("result", f"must be pass, fail or uncertain, not {_kind(result)}")
+        if not isinstance(record.get("refs", []), list | type(None)):
+            problem("refs", f"must be a list of refs, not {_kind(record.get('refs'))}")
+            continue
 
         if result == "uncertain" and not record.get("blockedBy"):
             problem("blockedBy", "an uncertain verdict must say what blocked it (an unrouted abstain)")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalkit.contracts.trace import Trace
+from evalkit.errors import InputError
 from evalkit.io.documents import read_records
 from evalkit.judge.grounding import GroundingProblem, lint_verdicts
 
@@ -26,9 +27,11 @@ def lint_verdict_file(path: str | Path, traces_by_id: Mapping[str, Trace]) -> Ve
     read raw, not validated, so a defect shows as a problem rather than stopping the read).
 
     Raises:
-        InputError: the file cannot be read or a line is not JSON.
+        InputError: the file cannot be read, holds no verdicts, or a line is not JSON.
     """
     records = read_records(path, "jsonl")
+    if not records:
+        raise InputError("no verdicts in the file: nothing to lint (an empty run, or the wrong file?)", file=str(path))
     problems = lint_verdicts([r.value for r in records], traces_by_id)
     return VerdictFileLint(len(records), [(records[p.index].line, p) for p in problems])
 

@@ -20,6 +20,7 @@ from typing import Any
 from evalkit import __version__
 from evalkit.contracts.skilleval import DeterministicChecks, ReportCase, base_outcome
 from evalkit.errors import InputError
+from evalkit.io.disk_errors import WRITE_REFUSALS, os_problem
 from evalkit.skilleval.adapters import ArmRequest, ScriptAdapter
 from evalkit.skilleval.confine import confinement
 from evalkit.skilleval.digest import DOMAINS, file_sha256, outside_git, tree_digest
@@ -283,6 +284,10 @@ def _run_arm(plan: RunPlan, loaded: LoadedCase, arm: str, skill_sha256: str,
     except InputError as exc:
         progress(f"{case.case_id} {arm}: missing (adapter error: {exc.render()})")
         return None
+    except OSError as exc:  # the disk, not the arm: the run cannot go on, and the stage is not sealed
+        if exc.errno not in WRITE_REFUSALS:
+            raise
+        raise os_problem(exc, folder, doing="cannot write the arm's evidence") from None
     graded = grade_case(case, plan.registry.policy, facts)
     outcome = graded.grade if run.completed else "incomplete"
     failed = [g.assertion for g in graded.assertions if not g.passed] + graded.problems
