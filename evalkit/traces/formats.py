@@ -139,11 +139,24 @@ def _check_fits(sv: SourceValue, fmt: TraceFormat, mapping: ChatMapping) -> None
         raise sv.error(f"record is not in the {fmt.name!r} format given by --format ({looks})")
 
 
+def _check_agrees(sv: SourceValue, fmt: TraceFormat, mapping: ChatMapping) -> None:
+    """Refuse a record of another format than the one the file's first record was read as.
+
+    The format is sniffed from the first record; a later record sniffed as another is not read as the
+    first's format (a native trace read as a prompt/response record loses its observations) nor as its own
+    (the file would be two files). A record no format fits goes to the reader, which names its problem.
+    """
+    other = sniff_format(mapping.sniff_view(sv.value))  # stops at fmt for a record of the file's format
+    if other is not None and other != fmt.name:
+        raise sv.error(f"record is in the {other!r} format, but the file's first record is {fmt.name!r}: a file holds "
+                       "one format (split the file, or fix the first record if it is the odd one)")
+
+
 def _fitting(values: Iterable[SourceValue], fmt: TraceFormat, mapping: ChatMapping,
-             first_only: bool) -> Iterator[SourceValue]:
+             first_only: bool, check: Callable[[SourceValue, TraceFormat, ChatMapping], None]) -> Iterator[SourceValue]:
     for i, sv in enumerate(values):
         if i == 0 or not first_only:
-            _check_fits(sv, fmt, mapping)
+            check(sv, fmt, mapping)
         yield sv
 
 
@@ -263,17 +276,17 @@ def iter_traces(path: str | Path, format: str = "auto",
         # evalkit's own files hold what evalkit wrote; every other source may count a model call twice.
         return traces if format == "evalkit" else _usage_once(traces, report)
 
+    check = _check_fits if forced else _check_agrees
     if on_invalid is None or not fmt.per_record:
-        if forced:
-            values = _fitting(values, fmt, mapping, first_only=not fmt.per_record)
+        if forced or fmt.per_record:
+            values = _fitting(values, fmt, mapping, first_only=not fmt.per_record, check=check)
         for trace in read(values):
             report.add_trace(trace, format)
             yield trace
         return
     for sv in values:
         try:
-            if forced:
-                _check_fits(sv, fmt, mapping)
+            check(sv, fmt, mapping)
             traces = list(read([sv]))
         except InputError as exc:
             on_invalid(SkippedRecord(exc, sv.value))

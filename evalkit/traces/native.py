@@ -26,13 +26,34 @@ _TRACE_KEYS = frozenset(Trace.model_fields[f].alias or f for f in Trace.model_fi
 _OBS_KEYS = frozenset(Observation.model_fields[f].alias or f for f in Observation.model_fields)
 
 
+_OTHER_FORMATS_KEYS = frozenset({
+    # Langfuse's trace and observation fields: a record holding one is Langfuse's, not evalkit's with a typo
+    "traceId", "parentObservationId", "usageDetails", "costDetails", "projectId", "scores", "timestamp", "trace",
+    "sessionId", "userId", "completionStartTime", "modelParameters", "calculatedTotalCost", "promptTokens",
+})
+_UNKNOWN_AT_MOST = 3
+
+
 def looks_like_native(value: Any) -> bool:
-    """A record in evalkit's own shape: only native keys on the trace and its observations."""
-    if not isinstance(value, dict) or "id" not in value or not isinstance(value.get("observations"), list):
+    """A record in evalkit's own shape, or one so close to it that it must be read as one and refused.
+
+    A record with evalkit's fields whose ``observations`` is not a list (null, ``{}``, 3, "x"), or that has
+    a few fields evalkit does not know and none another format uses, is evalkit's shape gone wrong: read as
+    native, the reader names the field. Sniffed as another format instead (a prompt/response record, a
+    Langfuse trace), its observations or its unknown fields would vanish without a word.
+    """
+    if not isinstance(value, dict) or "id" not in value or "observations" not in value:
         return False
-    if not set(value) <= _TRACE_KEYS:
+    observations = value["observations"]
+    if not isinstance(observations, list):
+        return set(value) <= _TRACE_KEYS
+    sample = observations[:20]
+    if not all(isinstance(o, dict) and "type" in o for o in sample):
         return False
-    return all(isinstance(o, dict) and set(o) <= _OBS_KEYS and "type" in o for o in value["observations"][:20])
+    unknown = set(value) - _TRACE_KEYS
+    for o in sample:
+        unknown |= set(o) - _OBS_KEYS
+    return len(unknown) <= _UNKNOWN_AT_MOST and not unknown & _OTHER_FORMATS_KEYS
 
 
 def trace_from_value(sv: SourceValue) -> Trace:

@@ -376,6 +376,18 @@ def _jaeger_trace(sv: SourceValue, trace: dict[str, Any], path: str) -> Iterator
         yield _jaeger_span(sv, _object(sv, span, spath), spath, trace, processes)
 
 
+def _jaeger_references(sv: SourceValue, span: dict[str, Any], path: str) -> list[dict[str, Any]]:
+    """A span's references, each an object with a known ``refType`` (a reference left out would lose a parent)."""
+    refs = _list(sv, span, "references", join_path(path, "references"))
+    for i, ref in enumerate(refs):
+        rpath = join_path(path, f"references[{i}]")
+        _object(sv, ref, rpath)
+        if ref.get("refType") not in ("CHILD_OF", "FOLLOWS_FROM"):
+            raise sv.error(f"refType is CHILD_OF or FOLLOWS_FROM, not {ref.get('refType')!r}",
+                           join_path(rpath, "refType"))
+    return refs
+
+
 def _jaeger_span(sv: SourceValue, span: dict[str, Any], path: str, trace: dict[str, Any],
                  processes: dict[str, Any]) -> Span:
     trace_id = _field(sv, normalize_id, span.get("traceID", trace.get("traceID")), 32,
@@ -385,7 +397,7 @@ def _jaeger_span(sv: SourceValue, span: dict[str, Any], path: str, trace: dict[s
         raise sv.error("span has no trace id", join_path(path, "traceID"))
     if span_id is None:
         raise sv.error("span has no span id", join_path(path, "spanID"))
-    refs = [r for r in _list(sv, span, "references", join_path(path, "references")) if isinstance(r, dict)]
+    refs = _jaeger_references(sv, span, path)
     ref = next((r for r in refs if r.get("refType") == "CHILD_OF"), None) or next(
         (r for r in refs if r.get("refType") == "FOLLOWS_FROM"), None)
     parent = _field(sv, normalize_id, ref.get("spanID") if ref else span.get("parentSpanID"), 16,
@@ -394,8 +406,13 @@ def _jaeger_span(sv: SourceValue, span: dict[str, Any], path: str, trace: dict[s
     start_raw, duration = span.get("startTime"), span.get("duration")
     start = _field(sv, time_from_micros, start_raw, join_path(path, "startTime"))
     end = None
-    if isinstance(start_raw, int) and isinstance(duration, int) and not isinstance(duration, bool):
-        end = _field(sv, time_from_micros, start_raw + duration, join_path(path, "duration"))
+    if duration is not None:
+        # microseconds, a whole number not below zero: -5 or 1e308 would give an end before the start or none
+        if isinstance(duration, bool) or not isinstance(duration, int) or duration < 0:
+            raise sv.error(f"a Jaeger span's duration is whole microseconds, 0 or more, not {duration!r}",
+                           join_path(path, "duration"))
+        if start is not None:
+            end = _field(sv, time_from_micros, int(start_raw) + duration, join_path(path, "duration"))
     events = []
     for i, log in enumerate(_list(sv, span, "logs", join_path(path, "logs"))):
         lpath = join_path(path, f"logs[{i}]")

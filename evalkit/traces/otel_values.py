@@ -68,8 +68,18 @@ def _to_number(value: Any, kind: type) -> Any:
     return value
 
 
-def _jaeger_value(tag: dict[str, Any]) -> Any:
+JAEGER_TAG_TYPES = ("string", "bool", "int64", "float64", "binary")
+"""The value types a Jaeger tag may name."""
+
+
+def _jaeger_value(tag: dict[str, Any], path: str) -> Any:
     kind, value = tag.get("type"), tag.get("value")
+    # Jaeger's tags hold scalars only: an object or a list would reach the trace as a value nobody wrote
+    if kind not in JAEGER_TAG_TYPES:
+        raise BadField(f"a Jaeger tag's type is one of {', '.join(JAEGER_TAG_TYPES)}, not {kind!r}", f"{path}.type")
+    if isinstance(value, (dict, list)):
+        raise BadField(f"a Jaeger tag's value is a string, number or boolean, not {type(value).__name__}",
+                       f"{path}.value")
     if kind == "int64":
         return _to_number(value, int)
     if kind == "float64":
@@ -103,13 +113,13 @@ def decode_attributes(raw: Any, path: str) -> dict[str, Any]:
                 except ValueError:  # kept as written, as _to_number does
                     pass
             out[key] = number
+        elif "type" in item:  # Jaeger's typed tag (before the object case: its value is never one)
+            out[item["key"]] = _jaeger_value(item, f"{path}[{i}]")
         elif isinstance(value, dict):
             try:
                 out[key] = any_value(value)
             except BadField as exc:
                 raise BadField(exc.message, f"{path}[{i}].value.{exc.path}") from None
-        elif "type" in item:
-            out[item["key"]] = _jaeger_value(item)
         else:
             out[item["key"]] = value
     return out
