@@ -84,7 +84,7 @@ def test_a_taxonomy_file_is_recognised_by_its_name_or_its_modes_and_its_problems
         out = captured.out + captured.err
         assert "cannot tell which contract" not in out
         assert f"{tmp_path / name}:1: subject: required field is missing" in out
-        assert f"{tmp_path / name}:1: modes[0].definition: required field is missing" in out
+        assert f"{tmp_path / name}:2: modes[0].definition: required field is missing" in out  # the mode's line
 
 
 def test_reading_a_taxonomy_names_the_file_and_says_what_a_taxonomy_holds(tmp_path):
