@@ -115,7 +115,8 @@ def _normalise(text: str) -> str:
     return text
 
 
-# Notebook 04 shows some charts with altair's own HTML renderer, whose element ids are random.
+# Notebook 04 before issue 35 showed some charts with altair's own HTML renderer, whose element ids are random;
+# every notebook now draws its charts as SVG (no ids), so this matters only when REV is older than that.
 _RANDOM_IDS = re.compile(rb"altair-viz-[0-9a-f]{32}")
 
 

@@ -8,7 +8,7 @@ ids, and the export button downloads them as a :class:`ReviewExport` for ``evalk
 
 Everything taken from traces reaches the page as JSON inside a script element (``script_json``) and is
 put into the document with ``textContent``, never as markup. Long values are cut at a few thousand
-characters with a "show all" button, and bidi control characters in names are shown escaped.
+characters with a "show all" button, and bidi control characters are shown escaped, in names and free text.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
-from evalkit.report import page_environment
+from evalkit.report import render_page
 from evalkit.traces import stored_form
 
 STORAGE_PREFIX = "evalkit-review:"
@@ -101,8 +101,8 @@ def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] 
         "preloaded": _preloaded(labels, set(ids)),
         "traces": [_trace_payload(t, hide_metadata) for t in traces],
     }
-    template = page_environment("evalkit.analysis").get_template("review.html.j2")
-    return template.render(title=title or f"{len(traces)} traces", count=len(traces), data=script_json(data))
+    return render_page("evalkit.analysis", "review.html.j2", scripts=["review.js.j2"], styles=["review.css.j2"],
+                       title=title or f"{len(traces)} traces", count=len(traces), data=script_json(data))
 
 
 def trace_script() -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from evalkit.facade import load_on_first_use
 
 if TYPE_CHECKING:
+    from evalkit.report.chart_text import draw_charts_as_svg, vega_safe
     from evalkit.report.charts import (
         LEVEL_COLORS,
         bar_counts,
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
     )
     from evalkit.report.notebooks import notebook_to_html
     from evalkit.report.numbers import counted, readable, readable_duration
-    from evalkit.report.pages import page_environment
+    from evalkit.report.pages import content_security_policy, neutral_text, page_environment, render_page
     from evalkit.report.sections import ReportSection, register_section, registered_sections
     from evalkit.report.summary_builder import SUMMARY_FILE, SummaryBuilder
 
@@ -52,13 +53,16 @@ __all__ = [
     "ReportSection",
     "SummaryBuilder",
     "bar_counts",
+    "content_security_policy",
     "confusion_heatmap",
     "cooccurrence_heatmap",
     "distribution",
+    "draw_charts_as_svg",
     "grouped_rates",
     "heatmap",
     "intervals",
     "lines",
+    "neutral_text",
     "notebook_to_html",
     "page_environment",
     "readable",
@@ -67,11 +71,13 @@ __all__ = [
     "readable_duration",
     "register_section",
     "registered_sections",
+    "render_page",
     "render_report",
     "script_json",
     "share_bars",
     "stacked_bars",
     "trend",
+    "vega_safe",
     "write_report",
 ]
 

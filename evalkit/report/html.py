@@ -1,7 +1,8 @@
 """``index.html``: one self-contained report per run, from ``run.json`` and each notebook's summary.
 
 Everything taken from traces or summaries goes through Jinja's autoescaping; chart specs are
-embedded as JSON with ``<``, ``>`` and ``&`` escaped, so no text can close its script block.
+embedded as JSON with ``<``, ``>`` and ``&`` escaped, so no text can close its script block. The page runs
+its two scripts only (the Vega bundle and the chart loader, allowed by hash: :func:`render_page`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
 from evalkit.report.numbers import readable
-from evalkit.report.pages import page_environment
+from evalkit.report.pages import render_page
 from evalkit.report.sections import registered_sections
 from evalkit.report.summary_builder import SUMMARY_FILE
 from evalkit.report.vega import vega_bundle
@@ -73,10 +74,11 @@ def render_report(run_dir: str | Path) -> str:
     # Sections other packages registered (evalkit.report.sections), each shown when its file is here
     shown = [s for s in registered_sections() if (run / s.file).is_file()]
     added = [{"id": s.id, "title": s.title, "html": s.render(run / s.file)} for s in shown]
-    template = page_environment("evalkit.report", readable=readable).get_template("index.html.j2")
-    return template.render(manifest=manifest, sections=sections, vega_bundle=Markup(vega_bundle()),
-                           added_sections=added, section_styles=[Markup(s.style) for s in shown if s.style],
-                           section_scripts=[Markup(s.script) for s in shown if s.script])
+    return render_page("evalkit.report", "index.html.j2",
+                       scripts=[Markup(vega_bundle()), "index.js.j2", *(Markup(s.script) for s in shown if s.script)],
+                       styles=["index.css.j2", *(Markup(s.style) for s in shown if s.style)],
+                       filters={"readable": readable}, manifest=manifest,
+                       sections=sections, added_sections=added)
 
 
 def write_report(run_dir: str | Path) -> Path:

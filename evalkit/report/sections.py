@@ -26,7 +26,8 @@ class ReportSection:
         title: the navigation link's text.
         file: the file in the run folder the section is made from (a slash path); no file, no section.
         render: builds the section's HTML (a whole ``<section id=ID>`` element) from that file's path; it holds
-            no ``<style>`` or ``<script>`` of its own (the page adds the section's ``style`` and ``script``).
+            no ``<style>`` or ``<script>`` of its own (the page adds the section's ``style`` and ``script``, and its
+            policy allows them by hash, as it allows only its own).
         style: the section's style sheet (CSS text), added to the page's styles when the section is shown.
         script: the section's script (JavaScript text, data only through ``script_json`` blocks in its HTML),
             added after the page's own scripts when the section is shown.

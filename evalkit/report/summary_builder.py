@@ -9,6 +9,7 @@ from typing import Any
 from evalkit.contracts.summary import Chart, Figure, Headline, Metric, NotebookSummary, Table
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
+from evalkit.report.chart_text import vega_safe
 
 SUMMARY_FILE = "summary.json"
 
@@ -51,7 +52,7 @@ class SummaryBuilder:
     def chart(self, title: str, chart: Any, caption: str | None = None) -> None:
         """Add an altair chart (or a Vega-Lite dict)."""
         spec = chart if isinstance(chart, dict) else chart.to_dict()
-        self.charts.append(Chart(title=title, spec=spec, caption=caption))
+        self.charts.append(Chart(title=title, spec=vega_safe(spec), caption=caption))
 
     def table(self, title: str, frame: Any, limit: int = 50) -> None:
         """Add a polars or pandas frame (first ``limit`` rows)."""

@@ -21,7 +21,7 @@ from markupsafe import Markup
 from evalkit.contract_files import read_model
 from evalkit.contracts.skilleval import COMPARISONS, SkillEvalReport, base_outcome
 from evalkit.io import atomic_write_text
-from evalkit.report import ReportSection, page_environment, register_section
+from evalkit.report import ReportSection, page_environment, register_section, render_page
 from evalkit.skilleval.resume import exit_code
 
 RUN_REPORT_FILE = "skilleval/report.json"
@@ -59,8 +59,13 @@ def report_section(report: SkillEvalReport) -> Markup:
 
 def render_report_page(report: SkillEvalReport) -> str:
     """A self-contained page holding only the report's section (no script at all)."""
-    return page_environment("evalkit.skilleval").get_template("report_page.html.j2").render(
-        title=report.session_id, section=report_section(report))
+    return render_page("evalkit.skilleval", "report_page.html.j2", styles=["report_page.css.j2", "report_section.css.j2"],
+                       title=report.session_id, section=report_section(report))
+
+
+def section_style() -> str:
+    """The section's style sheet, which a page showing the section carries."""
+    return page_environment("evalkit.skilleval").get_template("report_section.css.j2").render()
 
 
 def write_report_page(report: SkillEvalReport, out: str | Path) -> Path:
@@ -88,4 +93,5 @@ def write_report_page_of_file(report_file: str | Path, out: str | Path) -> tuple
     return write_report_page(report, out), outcome_reason(report), exit_code(report)
 
 
-register_section(ReportSection("skill-eval", "Skill evaluation", RUN_REPORT_FILE, report_section_of_file))
+register_section(ReportSection("skill-eval", "Skill evaluation", RUN_REPORT_FILE, report_section_of_file,
+                               style=section_style()))

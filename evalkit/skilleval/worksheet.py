@@ -37,7 +37,7 @@ from evalkit.contracts.skilleval import (
 from evalkit.errors import InputError
 from evalkit.io import atomic_write_text
 from evalkit.io.script_json import script_json
-from evalkit.report import page_environment
+from evalkit.report import render_page
 from evalkit.skilleval.digest import DOMAINS, tree_digest
 from evalkit.skilleval.facts import output_name
 from evalkit.skilleval.grading import grade_case
@@ -208,10 +208,10 @@ def render_worksheet(stage: SkillEvalStage, evidence: Mapping[tuple[str, str], A
         "unsafe": LOCAL_PATH.pattern.removeprefix("(?i)"),
         "cases": [{"id": v["case"].case_id, "choices": v["choices"]} for v in views],
     }
-    template = page_environment("evalkit.skilleval", argv=_argv).get_template("worksheet.html.j2")
-    return template.render(title=title or report.session_id, report=report, views=views,
-                           missing_definitions=sum(1 for v in views if v["definition"] is None),
-                           data=script_json(data))
+    return render_page("evalkit.skilleval", "worksheet.html.j2", scripts=["worksheet.js.j2"],
+                       styles=["worksheet.css.j2"], filters={"argv": _argv}, title=title or report.session_id,
+                       report=report, views=views, missing_definitions=sum(1 for v in views if v["definition"] is None),
+                       data=script_json(data))
 
 
 def write_worksheet(stage_dir: str | Path, out: str | Path, *, title: str | None = None) -> Path:

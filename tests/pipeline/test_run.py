@@ -8,6 +8,7 @@ import pytest
 from evalkit.cli import main
 from evalkit.contracts.summary import NotebookSummary, RunManifest
 from evalkit.pipeline import default_notebooks_dir, run_subject
+from evalkit.report.pages import source_hash
 from evalkit.sample_subject.readme import NOTEBOOKS
 
 from .conftest import FIXTURES, RUN_AT
@@ -86,12 +87,18 @@ def _csp(html: str) -> str:
 
 
 @pytest.mark.slow
-def test_notebook_pages_carry_the_report_content_security_policy(overview_run):
+def test_notebook_pages_run_no_script_and_the_report_only_its_own(overview_run):
     page = (overview_run / "00_overview" / "notebook.html").read_text()
     policy = _csp(page)
-    assert policy == _csp((overview_run / "index.html").read_text())
-    assert "default-src 'none'" in policy
-    assert page.index("Content-Security-Policy") < page.index("<script")  # before any script it governs
+    assert "default-src 'none'" in policy and "script-src 'none'" in policy and "unsafe" not in policy
+    assert "<script" not in page  # the charts are SVG drawn when the notebook ran
+    assert page.index("Content-Security-Policy") < page.index("<style")  # before any style it governs
+    # every style the page holds is one the policy names by hash, and no other
+    styles = re.findall(r"<style[^>]*>(.*?)</style>", page, re.S)
+    assert sorted(set(re.findall(r"'sha256-[^']+'", policy.split("style-src", 1)[1].split(";")[0]))) == \
+        sorted({source_hash(s) for s in styles})
+    report = _csp((overview_run / "index.html").read_text())
+    assert "default-src 'none'" in report and "unsafe" not in report and "'sha256-" in report
 
 
 @pytest.mark.slow

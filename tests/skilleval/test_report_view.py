@@ -41,7 +41,7 @@ def test_a_passing_report_lists_every_case_and_counts_comparisons():
     audit = _row(html, "notes-audit-local")
     assert '<span class="cell none">not required</span>' in audit and "candidate-only" in audit
     assert '<span class="cell better">better</span>' in _row(html, "notes-capture-committed")
-    assert "<script>" not in html.split("</style>", 1)[1]
+    assert "<script>" not in html and "<style>" not in html  # the page carries the style sheet, by hash
     assert "&lt;script&gt;alert(1)&lt;/script&gt; looked fine in notes-capture-local" in html
     assert "Waiver" not in html
 
@@ -71,7 +71,7 @@ def test_a_waived_report_shows_the_waiver_in_full(tmp_path, capsys):
     for text in ("provider access for the v0.4.0 baseline arm", "issue 412: rerun taskrail-repair-local",
                  "committed repair case matched the v0.4.0 baseline", "must disclose this waiver"):
         assert text in page
-    assert "<script" not in page and "script-src" not in page  # the page runs nothing
+    assert "<script" not in page and "script-src 'none'" in page  # the page runs nothing
 
     out = tmp_path / "report.html"
     assert main(["skill-eval", "report-page", str(EXAMPLE), "--out", str(out)]) == 0
