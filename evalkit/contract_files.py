@@ -56,6 +56,33 @@ APPEND_ONLY_KINDS = frozenset({"annotation", "human-label", "criterion-verdict",
 """Kinds kept in append-only stores (:mod:`evalkit.io.append_only`), whose cut-off final line is repaired."""
 
 
+ONE_DOCUMENT_KINDS = frozenset({"subject", "eval-matrix", "taxonomy", "expected-flow", "behavior-tree", "scorecard",
+                                "methodology-review", "notebook-summary", "review-export", "skill-eval-policy",
+                                "skill-eval-report", "skill-eval-stage"})
+"""Kinds whose file is one document (the commands read them with :func:`read_model`)."""
+
+
+def _repeated_ids(kind: str, records: list[Record], file: str) -> list[InputError]:
+    """A judge spec file's second spec for one criterion, which ``judge run`` refuses."""
+    if kind != "judge-spec":
+        return []
+    from evalkit.contracts.judge import spec_id_repeated
+
+    problems, first_line = [], {}
+    for record in records:
+        for i, value in enumerate(record.value if isinstance(record.value, list) else [record.value]):
+            spec_id = value.get("id") if isinstance(value, dict) else None
+            if not isinstance(spec_id, str):
+                continue
+            if spec_id in first_line:
+                path = f"[{i}].id" if isinstance(record.value, list) else "id"
+                problems.append(InputError(spec_id_repeated(spec_id, first_line[spec_id]), file=file,
+                                           line=record.line, path=path))
+            else:
+                first_line[spec_id] = record.line
+    return problems
+
+
 def validate_file(path: str | Path, kind: str | None = None, *,
                   notes: list[InputError] | None = None) -> tuple[str | None, int, list[InputError]]:
     """Validate every record of a file.
@@ -92,6 +119,10 @@ def validate_file(path: str | Path, kind: str | None = None, *,
     if kind not in CONTRACTS:
         return None, 0, [InputError(f"unknown kind {kind!r} (one of: {', '.join(CONTRACTS)})", file=file)]
     model = CONTRACTS[kind]
+    if kind in ONE_DOCUMENT_KINDS and len(records) > 1:  # as read_model refuses it for every command
+        problems.append(InputError(f"expected one document, found {len(records)}", file=file,
+                                   line=records[1].line))
+    problems += _repeated_ids(kind, records, file)
     count = 0
     for record in records:
         value = record.value

@@ -23,12 +23,14 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from evalkit import __version__
 from evalkit.contracts.summary import NotebookRun, RunManifest
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
+from evalkit.kernel_files import kernel_connection_file, kernel_runtime_dir
 from evalkit.notebook_parameters import notebook_parameters
 from evalkit.run_folder import building
 from evalkit.subjects import (  # noqa: F401  (the notebooks read subjects through the pipeline)
@@ -173,6 +175,8 @@ def make_reproducible(executed: Path, source: Path, at: str | None) -> None:
 def _quiet_shutdown_kernel_manager() -> type:
     """jupyter_client's kernel manager, but one that does not interrupt an idle kernel to shut it down.
 
+    Its connection file goes to the run's own folder (:mod:`evalkit.kernel_files`).
+
     jupyter_client sends SIGINT before every shutdown request (to stop a cell still running); a finished
     notebook's kernel is idle, and when the signal lands in its event loop ipykernel logs "KeyboardInterrupt
     caught in kernel." on the command's standard error, in the middle of a run that went well. Interrupts
@@ -181,6 +185,12 @@ def _quiet_shutdown_kernel_manager() -> type:
     from jupyter_client.manager import AsyncKernelManager
 
     class QuietShutdownKernelManager(AsyncKernelManager):
+        def write_connection_file(self, **kwargs: Any) -> None:
+            # jupyter_client's default is a mkstemp file in TMPDIR, left there when the run is killed
+            if not self.connection_file:
+                self.connection_file = str(kernel_connection_file())
+            super().write_connection_file(**kwargs)
+
         async def _async_interrupt_kernel(self) -> None:
             if self.shutting_down:
                 return
@@ -285,7 +295,7 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
     inputs = [resolved.path, nb_dir, *(resolved.resolve(rel) for rel in subject.input_paths().values())]
     if history is not None:
         inputs.append(Path(history))  # a run replaces its folder whole: the history must live elsewhere
-    with building(out_dir, inputs) as out, _outside_allowed_in_kernels(allow):
+    with building(out_dir, inputs) as out, _outside_allowed_in_kernels(allow), kernel_runtime_dir():
         for i, name in enumerate(names, start=1):
             print(f"[{i}/{len(names)}] {name} ...", end="", file=sys.stderr, flush=True)
             started = time.perf_counter()

@@ -88,7 +88,9 @@ def _score(args: argparse.Namespace):
         scorecard_of,
         source_partitions,
     )
+    from evalkit.io.empty_inputs import refuse_empty
     from evalkit.io.outputs import guard_outputs
+    from evalkit.traces import require_traces
 
     check_partition_size(args)
     guard_outputs({"--out": args.out, "--verdicts-out": args.verdicts_out},
@@ -97,7 +99,13 @@ def _score(args: argparse.Namespace):
     options = CheckOptions(read_model(args.matrix, EvalMatrix), (args.only,) if args.only else None,
                            verdict_lines=bool(args.verdicts_out))
     options.routed()  # a criterion that cannot be routed fails here, before any trace is read
-    judge = judge_from_verdicts(read_models(args.verdicts, CriterionVerdict)) if args.verdicts else None
+    require_traces(args.traces)
+    judge = None
+    if args.verdicts:
+        verdicts = read_models(args.verdicts, CriterionVerdict)
+        refuse_empty(len(verdicts), file=args.verdicts, what="verdicts",
+                     next_step="the judge's criteria would all be missing; give the verdicts file a judge run wrote")
+        judge = judge_from_verdicts(verdicts)
     calibrations = None
     if args.calibration:
         calibrations = {v.criterion_id: v for v in read_models(args.calibration, ValidationResult)}

@@ -60,6 +60,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     from evalkit.flow import dispatch_tools
     from evalkit.io import atomic_write_text
     from evalkit.io.canonical import compact_sorted_json as sorted_json
+    from evalkit.traces import require_traces
 
     out = Path(args.out)
     if out.suffix.lower() != ".jsonl":
@@ -72,6 +73,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     # With --expected, the diffs are written too, beside --out.
     guard_outputs({"--out": out, "the diff file (OUT.diff.jsonl)": _diff_path(out) if args.expected else None},
                   {"TRACES": args.traces, "--expected": args.expected})
+    require_traces(args.traces)  # no traces, no graphs: an empty --out and exit 0 would read as done
     expected = read_model(args.expected, ExpectedFlow) if args.expected else None
     options = FlowOptions(dispatch_tools(expected, args.dispatch), args.min_thread_len, args.semantics, expected)
 

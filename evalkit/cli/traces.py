@@ -19,6 +19,10 @@ class _EmptySources(Exception):
     """Raised inside the import stream so that nothing is written when a source had no records."""
 
 
+class _NothingImported(Exception):
+    """Raised inside the import stream when every record was skipped: an empty file with exit 0 reads as done."""
+
+
 def _chat_mapping(args: argparse.Namespace) -> ChatMapping:
     """The chat mapping of ``--mapping FILE`` with the command-line options laid over it."""
     from evalkit.traces import ChatMapping, chat_mapping_from_options, load_chat_mapping
@@ -31,8 +35,7 @@ def _chat_mapping(args: argparse.Namespace) -> ChatMapping:
 def _cmd_import(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from evalkit.io.atomic import atomic_write_text, terminate_as_exit
-    from evalkit.io.canonical import canonical_line
+    from evalkit.io.atomic import terminate_as_exit
     from evalkit.io.outputs import guard_outputs
     from evalkit.traces import (
         ImportReport,
@@ -93,6 +96,8 @@ def _cmd_import(args: argparse.Namespace) -> int:
                     yield trace
         if report.empty_files and not args.allow_empty:
             raise _EmptySources
+        if not seen and (skipped or report.skips) and not args.allow_empty:
+            raise _NothingImported
 
     writer = write_parquet if out.suffix.lower() == ".parquet" else write_jsonl
     partitions: dict[str | None, int] = {}
@@ -103,11 +108,27 @@ def _cmd_import(args: argparse.Namespace) -> int:
     try:
         with terminate_as_exit():
             count = writer(traces(), out)
+    except _NothingImported:
+        _print_report(args, report, None, {})
+        _quarantine(skipped, quarantine)
+        print(f"error: every record was invalid (or every file unreadable as traces): nothing imported, {out} not "
+              "written (pass --allow-empty to write an empty file even so)", file=sys.stderr)
+        return 1
     except _EmptySources:
         _print_report(args, report, None, {})
         print(f"warning: {', '.join(report.empty_files)}: empty file, no trace records; nothing written "
               "(pass --allow-empty to accept empty sources)", file=sys.stderr)
         return 1
+    _quarantine(skipped, quarantine)
+    _print_report(args, report, (count, out), partitions)
+    return 0
+
+
+def _quarantine(skipped: list, quarantine: Path) -> None:
+    """Write the skipped records beside the output, or remove an earlier import's when none was skipped."""
+    from evalkit.io.atomic import atomic_write_text
+    from evalkit.io.canonical import canonical_line
+
     if skipped:
         atomic_write_text(quarantine, "".join(
             canonical_line({"error": s.error.render(), "file": s.error.file, "line": s.error.line,
@@ -119,8 +140,6 @@ def _cmd_import(args: argparse.Namespace) -> int:
         # never skipped.
         quarantine.unlink()
         print(f"removed {quarantine} from an earlier import: this import skipped nothing", file=sys.stderr)
-    _print_report(args, report, (count, out), partitions)
-    return 0
 
 
 def _print_report(args: argparse.Namespace, report: ImportReport, written: tuple[int, Path] | None,
@@ -189,8 +208,16 @@ def _print_stats(stats: dict) -> None:
 
 def _cmd_stats(args: argparse.Namespace) -> int:
     from evalkit.io.canonical import canonical_dumps
-    from evalkit.traces import is_trace_dataset, iter_traces, stats_json, to_frame, trace_stats
+    from evalkit.traces import (
+        is_trace_dataset,
+        iter_traces,
+        require_traces,
+        stats_json,
+        to_frame,
+        trace_stats,
+    )
 
+    require_traces(args.file)
     if is_trace_dataset(args.file):  # a partitioned dataset: streamed queries, never every trace in memory
         if args.format not in ("auto", "evalkit"):
             raise InputError(f"a folder is read as an evalkit trace dataset, not {args.format!r}",
@@ -229,7 +256,8 @@ def add_traces_parser(sub: argparse._SubParsersAction) -> None:
                    help="skip malformed records into FILE.quarantine.jsonl, and files no format fits (counted), "
                         "instead of stopping")
     p.add_argument("--allow-empty", action="store_true",
-                   help="accept a source with no records (otherwise a warning, nothing written, exit 1)")
+                   help="accept a source with no records, or an import whose every record --skip-invalid left "
+                        "out (otherwise nothing is written and the exit code is 1)")
     p.add_argument("--json", action="store_true", help="print the import report as JSON")
     chat = p.add_argument_group("chat logs", "how chat records are laid out (openai-chat and other chat formats; "
                                              "--id-key and --keep apply to single-turn records too)")

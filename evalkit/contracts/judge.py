@@ -199,3 +199,9 @@ class VerifierOutput(CamelContract):
             raise ValueError("blockedBy: required when supported is false (name the premise the verdict lacks)")
         return self
 
+
+
+def spec_id_repeated(spec_id: str, first_line: int | None) -> str:
+    """The error of a second judge spec for one criterion (``judge run`` and ``validate`` say the same)."""
+    where = f" (line {first_line})" if first_line else ""
+    return f"criterion {spec_id!r} already has a spec{where}"

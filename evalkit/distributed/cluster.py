@@ -6,7 +6,9 @@ import contextlib
 import importlib
 import logging
 import os
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
@@ -117,13 +119,20 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None,
     if start == "fork":
         _load_before_fork()
     preload = [*dask.config.get("distributed.worker.preload", []), LIFELINE]
+    # The workers' spill and lock files in a folder of this run's own, removed with it: Dask's default
+    # (dask-scratch-space/ in the temporary folder) outlives every run.
+    scratch = tempfile.mkdtemp(prefix="evalkit-dask-")
     local = dask.config.set({**QUIET_LOCAL_CLUSTER, "distributed.worker.multiprocessing-method": start,
-                             "distributed.worker.preload": preload, COMMAND: os.getpid()})
-    with local, distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                         host=LOOPBACK, dashboard_address=f"{LOOPBACK}:0",
-                                         silence_logs=logging.ERROR) as cluster, \
-            distributed.Client(cluster) as client:
-        if announce is not None:
-            announce(f"local Dask cluster of {workers} worker process{'es' if workers != 1 else ''} "
-                     f"started in {time.perf_counter() - started:.1f}s")
-        yield client
+                             "distributed.worker.preload": preload, COMMAND: os.getpid(),
+                             "temporary-directory": scratch})
+    try:
+        with local, distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                             host=LOOPBACK, dashboard_address=f"{LOOPBACK}:0",
+                                             local_directory=scratch, silence_logs=logging.ERROR) as cluster, \
+                distributed.Client(cluster) as client:
+            if announce is not None:
+                announce(f"local Dask cluster of {workers} worker process{'es' if workers != 1 else ''} "
+                         f"started in {time.perf_counter() - started:.1f}s")
+            yield client
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -12,6 +12,7 @@ from evalkit.export.otel import OtelExport, evaluation_spans, otlp_document
 from evalkit.export.otel_send import traces_url
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.canonical import canonical_dumps
+from evalkit.io.empty_inputs import refuse_empty
 from evalkit.traces import iter_traces
 
 
@@ -21,10 +22,13 @@ def read_evaluations(verdicts: str | Path, traces: str | Path,
 
     Raises:
         InputError: an unreadable file, an invalid record, or a verdict or label naming a trace that
-            is not in ``traces``.
+            is not in ``traces``; a verdicts file with no verdict.
     """
+    read = read_verdicts(verdicts)
+    refuse_empty(len(read), file=verdicts, what="verdicts", next_step="nothing to export (an empty run, or the "
+                 "wrong file?)")
     judged = judged_traces(iter_traces(traces))
-    return evaluations_of(read_verdicts(verdicts), read_labels(labels) if labels is not None else [], judged,
+    return evaluations_of(read, read_labels(labels) if labels is not None else [], judged,
                           verdicts_file=str(verdicts), labels_file=str(labels), traces_file=str(traces))
 
 

@@ -77,6 +77,9 @@ def judge_setup(provider: Provider, prices: PriceTable | None = None, *, context
     counter (:func:`~evalkit.judge.providers.tokens.token_counter`) and the context window: ``context_window``, else
     the price table's for a confirmed model, else unknown (until a context overflow names it)."""
     prices = prices or PriceTable.load()
+    for note in getattr(provider, "warnings", ()):  # a replayed cassette's cut-off entry
+        if warn is not None:
+            warn(f"warning: {note}")
     checked = check_model(provider, prices, strict=strict_model, warn=warn)
     counter = token_counter(provider.name, provider.model, getattr(provider, "base_url", None), judge=provider)
     context = context_window if context_window is not None else \

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from evalkit.contract_files import iter_located_models
-from evalkit.contracts.judge import JudgeSpec
+from evalkit.contracts.judge import JudgeSpec, spec_id_repeated
 from evalkit.errors import InputError
 
 
@@ -22,8 +22,7 @@ def read_judge_specs(path: str | Path) -> list[JudgeSpec]:
     first_line: dict[str, int | None] = {}
     for spec, line, prefix in iter_located_models(path, JudgeSpec):
         if spec.id in first_line:
-            where = f" (line {first_line[spec.id]})" if first_line[spec.id] else ""
-            raise InputError(f"criterion {spec.id!r} already has a spec{where}", file=file,
+            raise InputError(spec_id_repeated(spec.id, first_line[spec.id]), file=file,
                              line=line, path=f"{prefix}.id" if prefix else "id")
         first_line[spec.id] = line
         spec._source = (file, line)

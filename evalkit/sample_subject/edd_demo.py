@@ -1,8 +1,9 @@
 """A scratch copy of the sample subject, ready for the EDD loop (``evalkit edd run``).
 
-``python -m evalkit.sample_subject.edd_demo DEST [--from data/sample] [--factor F]`` copies the sample
-to ``DEST`` (the loop amends the copy's ``agent-spec.yaml``, never the bundled sample) and makes it
-loop-ready offline:
+``python -m evalkit.sample_subject.edd_demo DEST [--from FOLDER] [--factor F]`` writes the sample subject
+to ``DEST`` (generated as ``python -m evalkit.sample_subject`` writes ``data/sample``, so it works from any
+folder; or copied from ``--from``: the loop amends the copy's ``agent-spec.yaml``, never the checkout's
+sample) and makes it loop-ready offline:
 
 - the eval matrix's code criteria get their checks, and the two cross-ref criteria (is a tool's result in
   the input of ``respond``?) become code checks (``ref-integrity`` on the SKU and KB article ids), so four
@@ -23,6 +24,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,7 +32,8 @@ import yaml
 
 from evalkit.io import atomic_write_text
 from evalkit.io.documents import read_document
-from evalkit.sample_subject.catalog import JUDGE_MODEL
+from evalkit.sample_subject.catalog import DEFAULT_SEED, DEFAULT_TRACE_COUNT, JUDGE_MODEL
+from evalkit.sample_subject.generate import build_sample, write_files
 from evalkit.sample_subject.judge_files import SPECS
 from evalkit.sample_subject.rules_judge import NAME as RULES_JUDGE
 
@@ -124,17 +127,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evalkit.sample_subject.edd_demo",
                                      description="Copy the sample subject and make it ready for evalkit edd run.")
     parser.add_argument("dest")
-    parser.add_argument("--from", dest="source", default="data/sample", help="the sample folder (default data/sample)")
+    parser.add_argument("--from", dest="source", metavar="FOLDER",
+                        help="copy the sample from this folder (default: write the sample afresh, as "
+                             "python -m evalkit.sample_subject writes data/sample)")
     parser.add_argument("--factor", type=float, default=0.0,
                         help="what the scripted remedy leaves of a failure rate (0 converges, 1 never helps)")
     parser.add_argument("--without-spec", action="append", default=[], metavar="ID",
                         help="leave this judged criterion (grounded-policy, escalation-correct) without a judge "
                              "spec: the loop then stops incomplete-evidence, never green (repeatable)")
     args = parser.parse_args(argv)
-    if not Path(args.source, "subject.yaml").is_file():
+    if args.source is not None and not Path(args.source, "subject.yaml").is_file():
         parser.error(f"{args.source}: no subject.yaml (give the sample folder with --from)")
     try:
-        subject = prepare(args.source, args.dest, factor=args.factor, without_spec=args.without_spec)
+        with tempfile.TemporaryDirectory(prefix="evalkit-sample-") as fresh:
+            if args.source is None:  # the sample is generated, never looked up relative to the working folder
+                write_files(fresh, build_sample(DEFAULT_SEED, DEFAULT_TRACE_COUNT))
+            subject = prepare(args.source or fresh, args.dest, factor=args.factor, without_spec=args.without_spec)
     except ValueError as exc:
         parser.error(str(exc))
     print(f"ready: evalkit edd run {subject} --out {Path(args.dest) / 'edd'}")

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
         iter_traces,
         load,
         register_format,
+        require_traces,
         sniff_format,
     )
     from evalkit.traces.frame import data_gaps, extreme_traces, per_trace, to_frame, trace_stats
@@ -90,6 +91,7 @@ __all__ = [
     "per_trace",
     "read_line_range",
     "register_format",
+    "require_traces",
     "scan_frame",
     "sniff_format",
     "to_frame",

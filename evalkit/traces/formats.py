@@ -296,6 +296,23 @@ def iter_traces(path: str | Path, format: str = "auto",
             yield trace
 
 
+def require_traces(paths: str | Path | Iterable[str | Path]) -> None:
+    """Refuse, before any work, a trace file that holds no record (empty, blank or ``[]``).
+
+    Folders (trace datasets) and Parquet files are left to their readers.
+
+    Raises:
+        InputError: naming the first empty file.
+    """
+    from evalkit.io.empty_inputs import refuse_empty
+
+    for path in [paths] if isinstance(paths, (str, Path)) else paths:
+        if Path(path).is_dir() or Path(path).suffix.lower() == ".parquet":
+            continue
+        refuse_empty(int(next(iter_source_values(path), None) is not None), file=path, what="trace records",
+                     next_step="nothing to read (an empty export, or the wrong file?)")
+
+
 def load(path: str | Path, format: str = "auto", *, report: ImportReport | None = None,
          mapping: ChatMapping | None = None) -> list[Trace]:
     """All traces of a file as a list (see :func:`iter_traces`)."""

@@ -26,7 +26,7 @@ from typing import Any
 
 from evalkit.errors import CallError, InputError
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.judge.journal import append_lines, iter_journal
+from evalkit.judge.journal import CutOffLine, append_lines, iter_journal
 from evalkit.judge.providers.base import Provider, ProviderReply
 from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
 
@@ -70,8 +70,11 @@ class ReplayProvider:
         if not self.cassette.is_file():
             raise InputError("cassette not found", file=str(self.cassette))
         self._replies: dict[str, ProviderReply] = {}
+        self.warnings: list[str] = []
+        """What the run should tell the user before it starts (a cut-off last entry)."""
         models: set[str] = set()
-        for line, record in iter_journal(self.cassette):
+        cut_off: list[CutOffLine] = []
+        for line, record in iter_journal(self.cassette, cut_off=cut_off):
             try:
                 reply = record["reply"]
                 if "key" in record:  # the compact form: the request's key and model only
@@ -87,6 +90,10 @@ class ReplayProvider:
             except (KeyError, TypeError) as exc:
                 raise InputError(f"not a cassette entry (missing {exc})", file=str(self.cassette),
                                  line=line) from None
+        for cut in cut_off:  # a recording stopped mid-write: its prompts fail as unrecorded, said here first
+            self.warnings.append(f"{self.cassette}:{cut.line}: the cassette's last entry is cut off ({cut.size} "
+                                 "bytes, no line end): left out, so its prompt fails as not recorded; record it "
+                                 "again or remove the line")
         if model is None:
             if len(models) != 1:
                 raise InputError(f"cassette holds models {sorted(models)}: name the one to replay",
