@@ -24,7 +24,7 @@ def _cmd_rates(args: argparse.Namespace) -> int:
     from evalkit.analysis import check_modes, failure_mode_rates, labels_of
     from evalkit.io import canonical_dumps
 
-    contents = read_annotations(args.store)
+    contents = read_annotations(args.store, need_some=True)
     taxonomy = read_taxonomy_option(args.taxonomy)
     if taxonomy is not None:  # the labels the rates count, checked here so the error names STORE:LINE
         check_modes(labels_of(contents.annotations, args.annotator)[1], taxonomy, file=args.store,
@@ -51,7 +51,7 @@ def _cmd_saturation(args: argparse.Namespace) -> int:
 
     if args.window < 1:  # the library raises ValueError for it, which would end in a traceback
         raise InputError(f"--window must be at least 1, got {args.window}")
-    curve = saturation_curve(read_annotations(args.store).annotations, args.annotator, args.window)
+    curve = saturation_curve(read_annotations(args.store, need_some=True).annotations, args.annotator, args.window)
     if args.json:
         sys.stdout.write(canonical_dumps(curve.to_json_obj()))
         return 0
@@ -74,7 +74,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     from evalkit.analysis import annotator_agreement
     from evalkit.io import canonical_dumps
 
-    result = annotator_agreement(read_annotations(args.store).annotations, args.first, args.second,
+    result = annotator_agreement(read_annotations(args.store, need_some=True).annotations, args.first, args.second,
                                  read_taxonomy_option(args.taxonomy))
     if args.json:
         sys.stdout.write(canonical_dumps(result.to_json_obj()))

@@ -14,13 +14,19 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Taxonomy
 
 
-def read_annotations(path: str) -> StoreContents:
+def read_annotations(path: str, *, need_some: bool = False) -> StoreContents:
     """The store's records (with their lines); a final line cut off by an interrupted write is reported.
 
+    Args:
+        path: the annotation store.
+        need_some: a store with no annotation is an error (an analysis of it would print zeros and exit 0).
+
     Raises:
-        InputError: the store does not exist, or a line of it is not a valid annotation.
+        InputError: the store does not exist, or a line of it is not a valid annotation (or, with
+            ``need_some``, there is none).
     """
     from evalkit.analysis import read_store
+    from evalkit.io.empty_inputs import refuse_empty
 
     if not Path(path).exists():
         raise InputError("annotation store not found", file=path)
@@ -29,6 +35,9 @@ def read_annotations(path: str) -> StoreContents:
         lines = ", ".join(str(n) for n in contents.torn_lines)
         print(f"warning: {path}: skipped {plural(contents.torn, 'line')} cut short by an interrupted write "
               f"(line {lines})", file=sys.stderr)
+    if need_some:
+        refuse_empty(len(contents.annotations), file=path, what="annotations",
+                     next_step="label traces first (evalkit review build, then evalkit labels import)")
     return contents
 
 

@@ -17,7 +17,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
     from evalkit.contract_files import read_models
     from evalkit.contracts.verdict import CriterionVerdict
     from evalkit.io.outputs import guard_outputs
-    from evalkit.traces import dataset_trace_ids, is_trace_dataset, load, write_jsonl
+    from evalkit.traces import dataset_trace_ids, is_trace_dataset, load, require_traces, write_jsonl
 
     if Path(args.out).suffix.lower() != ".jsonl":
         raise InputError("output must end in .jsonl", file=args.out)
@@ -32,6 +32,7 @@ def _cmd_sample(args: argparse.Namespace) -> int:
                                outcome=outcome)
         total = len(dataset_trace_ids(args.traces))
     else:
+        require_traces(args.traces)
         traces = load(args.traces, args.format)
         if outcome is None and args.strategy == "failure-driven" and (outcome := detect_outcome(traces)):
             print(f"outcome: {outcome.describe()} (recorded in the traces' metadata; --outcome to choose "

@@ -34,7 +34,11 @@ def _said(capsys) -> str:
      "--out", "{tmp}/card.json"],
     ["export", "otel", "{empty}", "--traces", str(SAMPLE / "traces.jsonl"), "--out", "{tmp}/otel.json"],
     ["judge", "lint", "{empty}", "--traces", str(SAMPLE / "traces.jsonl")],
-], ids=["traces stats", "flow build", "scorecard traces", "scorecard --verdicts", "export otel", "judge lint"])
+    ["analysis", "rates", "{empty}"],
+    ["analysis", "saturation", "{empty}"],
+    ["sample", "{empty}", "--n", "3", "--out", "{tmp}/picked.jsonl"],
+], ids=["traces stats", "flow build", "scorecard traces", "scorecard --verdicts", "export otel", "judge lint",
+        "analysis rates", "analysis saturation", "sample"])
 def test_an_empty_input_is_an_error_and_nothing_is_written(capsys, tmp_path, empty, argv):
     code = main([a.format(empty=empty, tmp=tmp_path) for a in argv])
     said = _said(capsys)

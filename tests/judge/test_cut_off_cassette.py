@@ -27,3 +27,11 @@ def test_a_cut_off_cassette_is_replayed_with_a_warning(capsys, tmp_path):
 def test_a_whole_cassette_gives_no_such_warning(capsys, tmp_path):
     assert main(_judge(tmp_path, SAMPLE / "judge-cassette.jsonl")) == 0
     assert "cut off" not in capsys.readouterr().err
+
+
+def test_a_cassette_entry_whose_model_is_not_text_is_a_located_error(capsys, tmp_path):
+    lines = (SAMPLE / "judge-cassette.jsonl").read_text().splitlines(keepends=True)
+    cassette = tmp_path / "cassette.jsonl"
+    cassette.write_text(lines[0] + lines[1].replace('"model":"', '"model":3,"was":"', 1))
+    assert main(_judge(tmp_path, cassette)) == 1
+    assert f"{cassette}:2: not a cassette entry" in capsys.readouterr().err

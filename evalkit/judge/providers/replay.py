@@ -84,11 +84,13 @@ class ReplayProvider:
                     key = request_key(request["model"], request["temperature"], request["messages"],
                                       request["schema"], request.get("maxTokens"))
                     model_name = request["model"]
+                if not isinstance(model_name, str) or not isinstance(key, str) or not isinstance(reply["text"], str):
+                    raise TypeError("'model', 'key' and 'reply.text' (text)")
                 models.add(model_name)
                 self._replies[key] = ProviderReply(text=reply["text"], input_tokens=reply.get("inputTokens"),
                                                    output_tokens=reply.get("outputTokens"), mode="replay")
             except (KeyError, TypeError) as exc:
-                raise InputError(f"not a cassette entry (missing {exc})", file=str(self.cassette),
+                raise InputError(f"not a cassette entry (missing or not of its type: {exc})", file=str(self.cassette),
                                  line=line) from None
         for cut in cut_off:  # a recording stopped mid-write: its prompts fail as unrecorded, said here first
             self.warnings.append(f"{self.cassette}:{cut.line}: the cassette's last entry is cut off ({cut.size} "
