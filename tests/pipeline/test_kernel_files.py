@@ -6,11 +6,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from evalkit.kernel_files import PREFIX, RUNTIME_ENV, kernel_connection_file, kernel_runtime_dir, remove_left_behind
+from evalkit.kernel_files import (
+    PREFIX,
+    RUNTIME_ENV,
+    kernel_connection_file,
+    kernel_runtime_dir,
+    remove_left_behind,
+)
 from tests.processes import kill_once
 
 
