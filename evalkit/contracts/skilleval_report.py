@@ -54,8 +54,9 @@ STAGE_SEAL_DOMAIN = b"evalkit-skill-eval-stage-v1\x00"
 _GIT_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
 _SESSION_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
-LOCAL_PATH = re.compile(r"(?i)(^|[\s(\[=:'\"])(/|~/|~\\|[a-z]:[\\/]|\\\\)")
-"""The safe-summary rule: a string matching this names a local path (absolute, ``~``, drive or UNC) and is refused."""
+LOCAL_PATH = re.compile(r"(?i)(^|[\s(\[='\"]|:(?!//))(/|~/|~\\|[a-z]:[\\/]|\\\\)|file:/")
+"""The safe-summary rule: a string matching this names a local path (absolute, ``~``, drive, UNC or a
+``file:`` URL) and is refused; a web address (``https://host/path``) is not a local path."""
 
 
 def check_summary(text: str, at: str) -> None:
