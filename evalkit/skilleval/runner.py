@@ -40,6 +40,7 @@ from evalkit.skilleval.stage import (
     write_run_inputs,
     write_stage,
 )
+from evalkit.skilleval.unfinished import mark_running, remove_killed_stage
 
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
@@ -160,6 +161,7 @@ def run_stage(plan: RunPlan, progress: Callable[[str], None] = lambda line: None
     Raises:
         InputError: a problem found before running (:func:`check_plan`) or while sealing.
     """
+    remove_killed_stage(plan.out, STAGE_FILE, progress)
     check_plan(plan)
     generated_at = plan.generated_at or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     session_id = plan.session_id or "skill-eval-" + re.sub(r"[^0-9t]", "", generated_at.lower())
@@ -177,6 +179,7 @@ def run_stage(plan: RunPlan, progress: Callable[[str], None] = lambda line: None
                "final_case_set": plan.registry.policy.final, "uncovered_skills": uncovered,
                "confined": confined, "watched": [label for label, _, _ in watched]}
     plan.out.mkdir(parents=True, exist_ok=True)
+    running = mark_running(plan.out)  # a run killed from here on leaves a stage the next run removes
     copy_registry(plan.registry.root, plan.out)
     write_run_inputs(plan.out, plan.registry.root, plan.candidate_dir, plan.baseline_dir)
     tool = tool_program(plan.registry)
@@ -220,6 +223,7 @@ def run_stage(plan: RunPlan, progress: Callable[[str], None] = lambda line: None
     # The contract's own precedence: a failed candidate is already ``fail``; else ``incomplete`` until reviewed.
     report["outcome"] = base_outcome(DeterministicChecks.model_validate(report["deterministic_checks"]),
                                      [ReportCase.model_validate(c) for c in cases], uncovered)[0]
+    running.unlink()
     write_stage(plan.out, report, worksheet)
     return plan.out / STAGE_FILE
 
