@@ -235,6 +235,23 @@ def read_stage(stage_dir: str | Path) -> SkillEvalStage:
     return stage
 
 
+def _check_raw_holds_only_arms(raw: Path, case_ids: list[str]) -> None:
+    """Refuse anything in ``raw/`` but the cases' arm folders: each arm's tree is sealed, the folders around
+    them are not, so a file put beside them would pass every arm's check and be taken for evidence."""
+    if not raw.is_dir():
+        return
+    extra = []
+    for entry in sorted(raw.iterdir()):
+        if entry.name not in case_ids or entry.is_symlink() or not entry.is_dir():
+            extra.append(f"{RAW}/{entry.name}")
+            continue
+        extra += [f"{RAW}/{entry.name}/{arm.name}" for arm in sorted(entry.iterdir())
+                  if arm.name not in ARMS or arm.is_symlink() or not arm.is_dir()]
+    if extra:
+        raise InputError(f"{', '.join(extra)}: not a case's arm folder, and not in the stage the run sealed; "
+                         "refusing to resume (remove it, or run again into a new stage folder)", file=str(raw))
+
+
 def _check_bindings(folder: Path, stage: SkillEvalStage) -> None:
     report = stage.report
     copy = folder / REGISTRY_COPY
@@ -247,6 +264,7 @@ def _check_bindings(folder: Path, stage: SkillEvalStage) -> None:
     if sorted(inputs.cases) != sorted(c.case_id for c in report.cases):
         raise InputError(f"the staged cases {sorted(c.case_id for c in report.cases)} are not the registry copy's "
                          f"{sorted(inputs.cases)}", file=str(copy))
+    _check_raw_holds_only_arms(folder / RAW, [c.case_id for c in report.cases])
     skill_digests: dict[tuple[str, str], str] = {}
     for i, staged in enumerate(report.cases):
         at = f"report.cases[{i}]"

@@ -1,4 +1,5 @@
-"""A stage a killed `skill-eval run` left unsealed no longer blocks the rerun; nothing else is removed (issue 35)."""
+"""A stage a killed `skill-eval run` left unsealed no longer blocks the rerun, and resume refuses anything in
+raw/ a run did not seal (issue 35)."""
 
 from __future__ import annotations
 
@@ -64,3 +65,30 @@ def test_the_rerun_into_the_folder_of_a_killed_run_goes_ahead(tmp_path):
     assert lines[0].startswith(f"removed {plan.out}: a stage left unsealed by a run that was killed")
     assert [c.case_id for c in stage.report.cases] == ["tally-committed", "tally-local"]
     assert not list(plan.out.glob(f"{MARKER_PREFIX}*"))  # a sealed stage carries no marker
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", ["extra.txt", "notes", "tally-local/extra.txt", "tally-local/review"])
+def test_resume_refuses_anything_in_raw_but_the_arm_folders(tmp_path, extra):
+    import json
+
+    from evalkit.errors import InputError
+    from evalkit.skilleval import resume, run_stage
+
+    from .arms_world import case_doc, world
+
+    stage_dir = run_stage(world(tmp_path, [case_doc("tally", m) for m in ("committed", "local")])).parent
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps({"schema_version": 1, "human_review": "Looked at every arm.", "cases": [
+        {"case_id": f"tally-{m}", "human_review": "Fine.", "comparison": "candidate-only"}
+        for m in ("committed", "local")]}))
+    target = stage_dir / "raw" / extra
+    if "." in extra:
+        target.write_text("not evidence")
+    else:
+        target.mkdir()
+    with pytest.raises(InputError, match=f"raw/{extra}: not a case's arm folder"):
+        resume(stage_dir, answers, tmp_path / "report.json")
+    assert not (tmp_path / "report.json").exists()
+    (target.unlink() if target.is_file() else target.rmdir())
+    assert resume(stage_dir, answers, tmp_path / "report.json").outcome == "pass"
