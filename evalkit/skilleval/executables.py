@@ -34,10 +34,12 @@ GIT_IDENTITY = {"GIT_AUTHOR_NAME": "evalkit skill-eval", "GIT_AUTHOR_EMAIL": "sk
 
 GIT_CONFIG = {"init.defaultBranch": "main", "commit.gpgSign": "false", "tag.gpgSign": "false",
               "core.autocrlf": "false", "advice.detachedHead": "false", "safe.directory": "*",
-              "core.hooksPath": os.devnull, "core.fsmonitor": "false"}
+              "core.hooksPath": os.devnull, "core.fsmonitor": "false", "gc.auto": "0", "maintenance.auto": "false"}
 """Git settings every sandbox command sees, whatever the user's, the system's or the repository's Git
 configuration says (these come from the environment, which outranks every configuration file). Hooks
-are looked up below ``/dev/null``, where no file can ever be: a fixture's or an action's hook never runs."""
+are looked up below ``/dev/null``, where no file can ever be: a fixture's or an action's hook never runs.
+No automatic gc or maintenance: a detached ``git gc`` would repack the sandbox while its evidence is
+digested (a file gone mid-digest) and outlive the arm."""
 
 
 @dataclass(frozen=True)

@@ -192,3 +192,14 @@ def test_a_script_run_through_env_finds_its_interpreter_wherever_it_is_installed
     assert env["PATH"].split(os.pathsep) == [str(tool_dir.resolve()), str(interp_dir.resolve())]
     result = run_bound(bound, ["mytool", "x"], cwd=home, env=env, timeout=20)
     assert result.returncode == 0 and result.stdout.decode().startswith("interpreted")
+
+
+def test_git_in_a_sandbox_never_collects_garbage_on_its_own(tmp_path):
+    """A detached auto gc would repack the sandbox while its evidence is digested and outlive the arm."""
+    git = bind("git", "/usr/bin/git")
+    env = scrubbed_env([git], tmp_path)
+    (tmp_path / ".gitconfig").write_text("[gc]\n\tauto = 1\n[maintenance]\n\tauto = true\n")  # what an action may write
+    run_bound(git, ["git", "init", "-q"], cwd=tmp_path, env=env, timeout=20)
+    for key, value in (("gc.auto", "0"), ("maintenance.auto", "false")):
+        result = run_bound(git, ["git", "config", "--get", key], cwd=tmp_path, env=env, timeout=20)
+        assert result.stdout.decode().strip() == value
