@@ -26,7 +26,7 @@ from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
-from evalkit.report import render_page
+from evalkit.report import page_environment, render_page
 from evalkit.traces import stored_form
 
 STORAGE_PREFIX = "evalkit-review:"

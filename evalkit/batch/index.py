@@ -71,13 +71,13 @@ def page_table(rows: list[BatchRow]) -> dict[str, Any]:
 
 def write_index(plan: BatchPlan, out: Path, states: dict[str, Any], *, at: str | None) -> Path:
     """Write ``OUT/batch.json`` and ``OUT/index.html`` for the runs' states now; returns the page's path."""
-    from evalkit.report import page_environment
+    from evalkit.report import render_page
 
     index = BatchIndex(batch=plan.name, run_at=at, rows=batch_rows(plan, out, states))
     atomic_write_text(out / INDEX_JSON, canonical_dumps(index.model_dump(mode="json")))
     counts = {s: sum(1 for r in index.rows if r.status == s) for s in ("ok", "failed", "not-run")}
-    template = page_environment("evalkit.batch").get_template("batch-index.html.j2")
-    html = template.render(index=index, table=page_table(index.rows), counts=counts)
+    html = render_page("evalkit.batch", "batch-index.html.j2", scripts=["batch-index.js.j2"],
+                       styles=["batch-index.css.j2"], index=index, table=page_table(index.rows), counts=counts)
     path = out / INDEX_HTML
     atomic_write_text(path, html)
     return path

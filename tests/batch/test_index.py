@@ -47,6 +47,9 @@ def test_the_index_has_a_row_per_run_with_its_numbers_error_and_links(tmp_path):
     assert "90.0%<small>[85.0, 94.0] n=100</small>" in page and '70.0% <span class="obs">obs</span>' in page
     assert 'data-sort="0.100000"' in page  # the failure-mode rate, sortable by value
     assert "gamma.yaml: traces: input file not found" in page and "1 not run yet" in page
+    # the page runs its own script and style only, allowed by hash (issue 35)
+    policy = page.split('Content-Security-Policy" content="', 1)[1].split('"', 1)[0]
+    assert "unsafe" not in policy and "default-src 'none'" in policy and policy.count("'sha256-") == 2
 
 
 def test_a_finished_run_is_up_to_date_until_an_input_its_time_or_a_value_changes(tmp_path):
