@@ -17,6 +17,16 @@ if TYPE_CHECKING:
     from evalkit.analysis.agreement import AgreementOn, AnnotatorAgreement, agreement_on, annotator_agreement
     from evalkit.analysis.breakdown import breakdown_gap, mode_cooccurrence, modes_by
     from evalkit.analysis.defaults import SATURATION_WINDOW, STRATEGIES
+    from evalkit.analysis.drafting import (
+        DRAFT_SCHEMA,
+        OpenNote,
+        draft_digest,
+        draft_modes,
+        draft_prompt,
+        draft_yaml,
+        open_notes,
+        read_draft,
+    )
     from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
     from evalkit.analysis.features import group_of, trace_features
     from evalkit.analysis.outcomes import Outcome, detect_outcome, parse_outcome
@@ -44,6 +54,14 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
+    "DRAFT_SCHEMA",
+    "OpenNote",
+    "draft_digest",
+    "draft_modes",
+    "draft_prompt",
+    "draft_yaml",
+    "open_notes",
+    "read_draft",
     "SATURATION_WINDOW",
     "STRATEGIES",
     "Annotation",

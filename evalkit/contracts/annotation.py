@@ -73,6 +73,10 @@ class FailureMode(CamelContract):
     definition: NonEmptyStr
     examples: list[str] = Field(default_factory=list)
     parent: ModeId | None = None
+    include: list[NonEmptyStr] | None = None
+    """What counts as this mode (a ratified draft's rules; a second coder is shown them)."""
+    exclude: list[NonEmptyStr] | None = None
+    """What looks like this mode but does not count."""
 
 
 class NoteRule(CamelContract):

@@ -58,6 +58,9 @@ FILES = (
      "Error-analysis store, append-only, in review order: two reviewers' pass/fail, notes and failure modes."),
     ("failure-modes.yaml", "`Taxonomy` (evalkit.contracts.annotation)",
      "The four failure modes with definitions and examples, and rules mapping review notes onto them."),
+    ("draft-cassette.jsonl", "judge cassette (evalkit.judge.providers.replay)",
+     "A simulated drafter's reply to `evalkit analysis draft-modes` on these notes (model "
+     "`sim-drafter-2026-01`: it groups the notes by their wording; no model wrote it), for drafting offline."),
     ("ground-truth.json", "plain JSON", "Realised rates and counts; the tables below are rendered from it."),
 )
 
@@ -228,4 +231,10 @@ Try it: `evalkit analysis rates data/sample/annotations.jsonl --taxonomy data/sa
 or `evalkit review build data/sample/traces.jsonl --taxonomy data/sample/failure-modes.yaml
 --hide-metadata injected_failures --hide-metadata dropped_tool --out review.html` to label traces yourself
 (hiding the ground truth the traces carry).
+
+Draft failure modes from the notes, offline (the simulated drafter's recorded reply):
+`evalkit analysis draft-modes data/sample/annotations.jsonl --traces data/sample/traces.jsonl
+--provider replay --cassette data/sample/draft-cassette.jsonl --out draft.yaml`; ratify it with
+`evalkit review build data/sample/traces.jsonl --draft draft.yaml --labels data/sample/annotations.jsonl
+--out ratify.html`.
 """

@@ -1,0 +1,113 @@
+"""``evalkit analysis draft-modes``: failure modes drafted from open-coding notes by an LLM, for a person to
+ratify; thin over :func:`evalkit.analysis.draft_modes`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from evalkit.cli.annotations import read_annotations
+from evalkit.cli.paths import refuse_output_over_input
+from evalkit.cli.words import plural
+from evalkit.errors import InputError
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """The judge-provider flags a command that asks a model takes (as ``judge run`` names them)."""
+    p.add_argument("--provider", help="openai (also any OpenAI-compatible server with --base-url), anthropic, "
+                                      "replay (a cassette, offline), or a provider a plug-in registers")
+    p.add_argument("--model", help="the model id, as the provider names it (replay: the cassette's one model)")
+    p.add_argument("--base-url", metavar="URL", help="an OpenAI- or Anthropic-compatible server, e.g. "
+                                                     "http://127.0.0.1:8080/v1 for llama.cpp, vLLM or Ollama")
+    p.add_argument("--cassette", metavar="FILE", help="with --provider replay: the recorded replies (JSONL)")
+    p.add_argument("--record", metavar="FILE", help="append every live reply to this cassette, to replay later")
+    p.add_argument("--cache", metavar="FILE", help="the judge's SQLite reply cache: an unchanged prompt is not asked again")
+    p.add_argument("--max-tokens", type=int, metavar="N", help="the reply's token cap (default 1024)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per call (default 60)")
+
+
+def model_provider(args: argparse.Namespace) -> Any:
+    """The provider the flags name, its credential checked (temperature is always 0)."""
+    from evalkit.contracts.judge import JudgePin
+    from evalkit.judge import make_provider
+
+    if not args.provider:
+        raise InputError("no model named: pass --provider (openai, anthropic or replay) and --model",
+                         path="--provider")
+    if not args.model and args.provider != "replay":
+        raise InputError(f"no model named for the {args.provider} provider: pass --model", path="--model")
+    extra = {} if args.max_tokens is None else {"max_tokens": args.max_tokens}
+    pin = JudgePin(provider=args.provider, model=args.model or "*", base_url=args.base_url, **extra)
+    return make_provider(pin, base_url=args.base_url, cassette=args.cassette, timeout=args.timeout,
+                         record=args.record)
+
+
+def _traces_by_id(path: str | None) -> dict[str, Any]:
+    if not path:
+        return {}
+    from evalkit.traces import load
+
+    return {t.id: t for t in load(path)}
+
+
+def _cmd_draft_modes(args: argparse.Namespace) -> int:
+    from evalkit.analysis import draft_modes, draft_prompt, draft_yaml, open_notes
+    from evalkit.io.atomic import atomic_write_text
+    from evalkit.judge import JudgeCache, prompt_digest
+
+    annotations = read_annotations(args.annotations).annotations
+    traces = _traces_by_id(args.traces)
+    if args.show_prompt:
+        from evalkit.analysis import DRAFT_SCHEMA
+
+        messages = draft_prompt(open_notes(annotations, traces, include_pass=args.include_pass))
+        print(f"=== draft-modes  {prompt_digest(messages, DRAFT_SCHEMA)}")
+        for m in messages:
+            print(f"--- {m['role']}")
+            print(m["content"])
+        return 0
+    if not args.out:
+        raise InputError("--out is needed to write the draft (or --show-prompt to see the prompt)", path="--out")
+    refuse_output_over_input(args.out, [("ANNOTATIONS", args.annotations), ("--traces", args.traces),
+                                        ("--cassette", args.cassette)])
+    provider = model_provider(args)
+    cache = JudgeCache(args.cache) if args.cache else None
+    journal = args.journal or f"{args.out}.journal.jsonl"
+    try:
+        draft = draft_modes(annotations, provider, subject=args.subject or Path(args.annotations).resolve().parent.name,
+                            traces_by_id=traces, include_pass=args.include_pass, cache=cache, journal=journal)
+    finally:
+        if cache is not None:
+            cache.close()
+    atomic_write_text(args.out, draft_yaml(draft))
+    by = draft.drafted_by
+    print(f"{plural(len(draft.modes), 'drafted mode')} from {plural(by.notes, 'note')} via {by.provider} {by.model} "
+          f"({plural(len(draft.unplaced), 'note')} unplaced): {args.out}")
+    for mode in draft.modes:
+        print(f"  {mode.id}: {mode.name} ({plural(len(mode.examples), 'trace')})")
+    for note in draft.unplaced:
+        print(f"  unplaced: {note.trace_id} ({note.annotator}): {note.note[:80]} [{note.reason}]")
+    print("a draft is not a taxonomy: ratify it with `evalkit review build TRACES --draft DRAFT`")
+    return 0
+
+
+def add_draft_modes_parser(asub: argparse._SubParsersAction) -> None:
+    """Add ``analysis draft-modes``."""
+    p = asub.add_parser("draft-modes", help="an LLM drafts failure modes from open-coding notes, for you to ratify",
+                        description="Send every note (the latest per trace and reviewer, fails and defers; with "
+                                    "--traces, an excerpt of the trace where the failure was seen) to a model at "
+                                    "temperature 0 and write its draft: modes with a name, a definition, include "
+                                    "and exclude rules and the traces whose notes they group; notes it could not "
+                                    "place are listed, not forced. The draft records the model and the prompt's "
+                                    "digest. A rerun takes the reply from OUT.journal.jsonl (or --cache). Nothing "
+                                    "drafted is a failure mode until a person ratifies it in the review page.")
+    p.add_argument("annotations", metavar="ANNOTATIONS", help="annotation store (JSONL) with notes")
+    p.add_argument("--traces", metavar="FILE", help="the traces the notes are about (for excerpts)")
+    p.add_argument("--out", metavar="FILE", help="the draft to write (YAML)")
+    p.add_argument("--subject", help="the subject's name (default: the folder of ANNOTATIONS)")
+    p.add_argument("--include-pass", action="store_true", help="also send notes written on passing traces")
+    p.add_argument("--journal", metavar="FILE", help="the journal a rerun resumes from (default OUT.journal.jsonl)")
+    p.add_argument("--show-prompt", action="store_true", help="print the prompt and its digest; ask nothing")
+    add_model_options(p)
+    p.set_defaults(func=_cmd_draft_modes)
