@@ -16,6 +16,19 @@ from evalkit.facade import load_on_first_use
 if TYPE_CHECKING:
     from evalkit.analysis.agreement import AgreementOn, AnnotatorAgreement, agreement_on, annotator_agreement
     from evalkit.analysis.breakdown import breakdown_gap, mode_cooccurrence, modes_by
+    from evalkit.analysis.coding import (
+        KAPPA_FLOOR,
+        MIN_HUMAN_POSITIVES,
+        CoderAgreement,
+        LlmCodedRate,
+        ModeAgreement,
+        SecondCoding,
+        code_with_llm,
+        coder_agreement,
+        llm_coded_rates,
+        mode_specs,
+        split_reviewed,
+    )
     from evalkit.analysis.defaults import SATURATION_WINDOW, STRATEGIES
     from evalkit.analysis.drafting import (
         DRAFT_SCHEMA,
@@ -31,6 +44,7 @@ if TYPE_CHECKING:
     from evalkit.analysis.features import group_of, trace_features
     from evalkit.analysis.outcomes import Outcome, detect_outcome, parse_outcome
     from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
+    from evalkit.analysis.ratifying import ratify, read_ratification, taxonomy_yaml
     from evalkit.analysis.review import render_review, review_key, trace_payload, trace_script, write_review
     from evalkit.analysis.sampling import sample_traces
     from evalkit.analysis.saturation import Saturation, SaturationPoint, saturation_curve
@@ -54,6 +68,20 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
+    "ratify",
+    "read_ratification",
+    "taxonomy_yaml",
+    "KAPPA_FLOOR",
+    "MIN_HUMAN_POSITIVES",
+    "CoderAgreement",
+    "LlmCodedRate",
+    "ModeAgreement",
+    "SecondCoding",
+    "code_with_llm",
+    "coder_agreement",
+    "llm_coded_rates",
+    "mode_specs",
+    "split_reviewed",
     "DRAFT_SCHEMA",
     "OpenNote",
     "draft_digest",

@@ -120,6 +120,6 @@ def add_analysis_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the agreement as JSON")
     p.set_defaults(func=_cmd_agreement)
 
-    from evalkit.cli.modes import add_draft_modes_parser
+    from evalkit.cli.modes import add_modes_parsers
 
-    add_draft_modes_parser(asub)
+    add_modes_parsers(asub)

@@ -111,3 +111,90 @@ def add_draft_modes_parser(asub: argparse._SubParsersAction) -> None:
     p.add_argument("--show-prompt", action="store_true", help="print the prompt and its digest; ask nothing")
     add_model_options(p)
     p.set_defaults(func=_cmd_draft_modes)
+
+
+def _cmd_ratify(args: argparse.Namespace) -> int:
+    from evalkit.analysis import append_annotations, ratify, read_draft, read_ratification, taxonomy_yaml
+    from evalkit.io.atomic import atomic_write_text
+
+    refuse_output_over_input(args.out, [("DRAFT", args.draft), ("EXPORT", args.export)])
+    record = read_ratification(args.export)
+    taxonomy = ratify(read_draft(args.draft), record)
+    atomic_write_text(args.out, taxonomy_yaml(taxonomy))
+    actions = [d.action for d in record.decisions]
+    print(f"{plural(len(taxonomy.modes), 'failure mode')} ratified by {record.reviewer} from "
+          f"{plural(len(record.decisions), 'drafted mode')} ("
+          + ", ".join(f"{actions.count(a)} {a}" for a in ("accept", "rename", "merge", "split", "reject")
+                      if a in actions) + f"): {args.out}")
+    if args.into:
+        added = append_annotations(args.into, record.annotations)
+        print(f"appended {plural(added, 'annotation')} by {record.reviewer} (traces coded with the ratified "
+              f"modes) to {args.into}")
+    return 0
+
+
+def _cmd_code_modes(args: argparse.Namespace) -> int:
+    from evalkit.analysis import code_with_llm, read_taxonomy
+    from evalkit.judge import JudgeCache
+    from evalkit.traces import load
+
+    taxonomy = read_taxonomy(args.taxonomy)
+    annotations = read_annotations(args.annotations).annotations
+    provider = model_provider(args)
+    cache = JudgeCache(args.cache) if args.cache else None
+    try:
+        done = code_with_llm(taxonomy, load(args.traces), annotations, provider, args.out,
+                             annotator=args.annotator, code_unreviewed=args.code_unreviewed, cache=cache)
+    finally:
+        if cache is not None:
+            cache.close()
+    a = done.agreement
+    print(f"LLM ({provider.name} {provider.model}) vs {a.annotator} on {plural(a.reviewed, 'reviewed trace')}:")
+    print(f"  {'mode':<32} {'kappa':>6}  {'interval':<15} both human llm neither uncertain  offered")
+    for m in a.modes:
+        k = "n/a" if m.kappa.kappa is None else f"{m.kappa.kappa:.2f}"
+        ci = "" if m.kappa.ci is None else f"[{m.kappa.ci.lo:.2f}, {m.kappa.ci.hi:.2f}]"
+        print(f"  {m.mode:<32} {k:>6}  {ci:<15} {m.both:>4} {m.human_only:>5} {m.llm_only:>3} {m.neither:>7} "
+              f"{m.uncertain:>9}  {'yes' if m.offered else 'no'}: {m.why}")
+    if done.rates is not None:
+        if done.not_offered:
+            print(f"not coded on unreviewed traces (agreement below the bar): {', '.join(done.not_offered)}")
+        for r in done.rates:
+            rate = "n/a" if r.rate is None else f"{r.rate:.1%}"
+            ci = "" if r.ci is None else f" [{r.ci.lo:.1%}, {r.ci.hi:.1%}]"
+            print(f"  LLM-coded rate of {r.mode}: {r.count}/{r.coded} unreviewed traces, {rate}{ci}"
+                  + (f", {r.uncertain} uncertain" if r.uncertain else ""))
+    print(f"verdicts: {done.reviewed_verdicts}" + (f", {done.unreviewed_verdicts}" if done.unreviewed_verdicts else ""))
+    errors = sum(s.errors + s.not_run for s in done.summaries or [])
+    return 1 if errors else 0
+
+
+def add_modes_parsers(asub: argparse._SubParsersAction) -> None:
+    """Add ``analysis draft-modes | ratify | code-modes``."""
+    add_draft_modes_parser(asub)
+    p = asub.add_parser("ratify", help="the taxonomy a reviewer's decisions make of a draft",
+                        description="Check a review page's ratification export against the draft it names (every "
+                                    "drafted mode decided once) and write the taxonomy the decisions make; with "
+                                    "--into, append the reviewer's coding of the noted traces to the store.")
+    p.add_argument("draft", metavar="DRAFT", help="the draft (from draft-modes)")
+    p.add_argument("export", metavar="EXPORT", help="the ratification the review page downloaded")
+    p.add_argument("--out", required=True, metavar="FILE", help="the taxonomy to write (YAML)")
+    p.add_argument("--into", metavar="STORE", help="annotation store to append the reviewer's coded labels to")
+    p.set_defaults(func=_cmd_ratify)
+
+    p = asub.add_parser("code-modes", help="the LLM as a second coder: agreement per mode with the person",
+                        description="Code the reviewed traces with every ratified mode (one binary judge per mode "
+                                    "through the judge runner: fail = the trace shows it), then report Cohen's kappa "
+                                    "with its interval and the confusion per mode against the person's labels. With "
+                                    "--code-unreviewed, the traces nobody reviewed are coded with the modes whose "
+                                    "agreement clears the bar only, and their rates are labelled LLM-coded "
+                                    "(docs/analysis.md says why the bar is where it is).")
+    p.add_argument("--taxonomy", required=True, metavar="FILE", help="the ratified taxonomy")
+    p.add_argument("--traces", required=True, metavar="FILE", help="the traces (reviewed and not)")
+    p.add_argument("--annotations", required=True, metavar="STORE", help="the person's labels with modes")
+    p.add_argument("--annotator", help="the human coder (default: the annotator with the most labels)")
+    p.add_argument("--out", required=True, metavar="FOLDER", help="where reviewed.jsonl (and unreviewed.jsonl) go")
+    p.add_argument("--code-unreviewed", action="store_true",
+                   help="also code the unreviewed traces, with the modes whose agreement clears the bar")
+    add_model_options(p)
+    p.set_defaults(func=_cmd_code_modes)
