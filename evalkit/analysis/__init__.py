@@ -46,6 +46,16 @@ if TYPE_CHECKING:
     from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
     from evalkit.analysis.ratifying import ratify, read_ratification, taxonomy_yaml
     from evalkit.analysis.review import render_review, review_key, trace_payload, trace_script, write_review
+    from evalkit.analysis.reviewers import (
+        Agreement,
+        Disagreement,
+        GoldLabels,
+        ReviewerLabels,
+        ReviewersReport,
+        adjudicate,
+        compare_reviewers,
+        read_reviewer_file,
+    )
     from evalkit.analysis.sampling import sample_traces
     from evalkit.analysis.saturation import Saturation, SaturationPoint, saturation_curve
     from evalkit.analysis.store import (
@@ -68,6 +78,14 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
+    "Agreement",
+    "Disagreement",
+    "GoldLabels",
+    "ReviewerLabels",
+    "ReviewersReport",
+    "adjudicate",
+    "compare_reviewers",
+    "read_reviewer_file",
     "ratify",
     "read_ratification",
     "taxonomy_yaml",

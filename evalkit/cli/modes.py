@@ -4,6 +4,7 @@ ratify; thin over :func:`evalkit.analysis.draft_modes`."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +199,74 @@ def add_modes_parsers(asub: argparse._SubParsersAction) -> None:
                    help="also code the unreviewed traces, with the modes whose agreement clears the bar")
     add_model_options(p)
     p.set_defaults(func=_cmd_code_modes)
+    add_reviewers_parsers(asub)
+
+
+def _reviewer_files(args: argparse.Namespace) -> list[Any]:
+    from evalkit.analysis import read_reviewer_file, read_taxonomy
+
+    modes = read_taxonomy(args.taxonomy).mode_ids() if args.taxonomy else None
+    return [read_reviewer_file(path, modes) for path in args.files]
+
+
+def _cmd_reviewers(args: argparse.Namespace) -> int:
+    from evalkit.analysis import compare_reviewers
+    from evalkit.io import canonical_dumps
+
+    report = compare_reviewers(_reviewer_files(args))
+    if args.json:
+        sys.stdout.write(canonical_dumps(report.to_json_obj()))
+        return 0
+    print(f"reviewers: {', '.join(report.reviewers)}")
+    for a in report.agreement:
+        value = "undefined" if a.value is None else f"{a.value:.3f}"
+        ci = "" if a.ci is None else f" [{a.ci.lo:.2f}, {a.ci.hi:.2f}]"
+        print(f"  {a.kind} {a.about}: {a.statistic} {value}{ci} on {plural(a.items, 'shared item')}"
+              + (f" ({a.reason})" if a.reason else ""))
+    print(f"disagreement queue: {plural(len(report.disagreements), 'item')}")
+    for d in report.disagreements:
+        print(f"  {d.trace_id}  {d.kind} {d.about}: " + ", ".join(f"{n} {v}" for n, v in sorted(d.labels.items())))
+    return 0
+
+
+def _cmd_adjudicate(args: argparse.Namespace) -> int:
+    from evalkit.analysis import adjudicate
+    from evalkit.calibration import read_labels
+    from evalkit.io.atomic import atomic_write_text
+    from evalkit.io.canonical import canonical_line
+
+    refuse_output_over_input(args.out, [("FILES", f) for f in args.files] + [("--decisions", args.decisions)])
+    decisions = read_labels(args.decisions) if args.decisions else []
+    gold = adjudicate(_reviewer_files(args), decisions, at=args.at)
+    atomic_write_text(args.out, "".join(canonical_line(g.to_json_obj()) for g in gold.labels))
+    print(f"{plural(len(gold.labels), 'gold label')} ({gold.agreed} agreed, {gold.adjudicated} adjudicated): {args.out}")
+    if gold.unresolved:
+        print(f"left out: {plural(len(gold.unresolved), 'disagreement')} nobody adjudicated "
+              f"(first: {gold.unresolved[0].trace_id} {gold.unresolved[0].about})", file=sys.stderr)
+    return 0
+
+
+def add_reviewers_parsers(asub: argparse._SubParsersAction) -> None:
+    """Add ``analysis reviewers | adjudicate``."""
+    p = asub.add_parser("reviewers", help="several reviewers' files: agreement per mode and criterion, disagreements",
+                        description="Each FILE is one reviewer's labels (an annotation store, or human labels for "
+                                    "criteria), every record naming the reviewer. Prints Cohen's kappa with its "
+                                    "interval (two reviewers) or Krippendorff's alpha (more) per failure mode and "
+                                    "per criterion, and the queue of items the reviewers labelled differently.")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--taxonomy", metavar="FILE", help="compare on these modes (default: every mode a file names)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_cmd_reviewers)
+
+    p = asub.add_parser("adjudicate", help="gold labels from several reviewers and an adjudicator's decisions",
+                        description="Write gold labels (human-label JSONL, what `evalkit calibrate --labels` reads): "
+                                    "an item every reviewer labelled alike is gold as agreed; a disagreement is gold "
+                                    "when --decisions (the adjudicator's human labels, e.g. the review page's "
+                                    "disagreement queue export) decides it. Each gold label names who resolved "
+                                    "which labels, and when. Undecided disagreements are left out and counted.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="each reviewer's labels")
+    p.add_argument("--decisions", metavar="FILE", help="the adjudicator's labels on disputed items")
+    p.add_argument("--taxonomy", metavar="FILE", help="gold per mode of this taxonomy")
+    p.add_argument("--at", required=True, metavar="TIME", help="when the agreed labels became gold (ISO 8601)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the gold labels to write")
+    p.set_defaults(func=_cmd_adjudicate)
