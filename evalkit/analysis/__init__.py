@@ -40,7 +40,12 @@ if TYPE_CHECKING:
         open_notes,
         read_draft,
     )
-    from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
+    from evalkit.analysis.exports import (
+        ImportResult,
+        import_review_export,
+        notes_from_table,
+        read_review_export,
+    )
     from evalkit.analysis.features import group_of, trace_features
     from evalkit.analysis.outcomes import Outcome, detect_outcome, parse_outcome
     from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
@@ -78,6 +83,7 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
+    "notes_from_table",
     "Agreement",
     "Disagreement",
     "GoldLabels",

@@ -18,10 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evalkit.analysis.drafting import draft_digest
 from evalkit.analysis.store import labels_of, latest
 from evalkit.analysis.taxonomy import check_modes
 from evalkit.analysis.transcript import transcript
 from evalkit.contracts.annotation import REVIEW_EXPORT_FORMAT, Annotation, Taxonomy
+from evalkit.contracts.modes import DraftTaxonomy
 from evalkit.contracts.trace import Trace
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
@@ -63,9 +65,20 @@ def _preloaded(labels: Sequence[Annotation], trace_ids: set[str]) -> dict[str, d
     return out
 
 
+def _draft_payload(draft: DraftTaxonomy, annotations: Sequence[Annotation]) -> dict[str, Any]:
+    """What the ratify view shows: the drafted modes, each with its notes, and the unplaced notes."""
+    notes: dict[str, list[dict[str, str]]] = {}
+    for a in latest(annotations):
+        if a.note and a.note.strip():
+            notes.setdefault(a.trace_id, []).append({"annotator": a.annotator, "note": a.note.strip()})
+    return {"digest": draft_digest(draft), "subject": draft.subject, "draftedBy": draft.drafted_by.to_json_obj(),
+            "modes": [m.to_json_obj() for m in draft.modes],
+            "unplaced": [u.to_json_obj() for u in draft.unplaced], "notes": notes}
+
+
 def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] = (),
                   taxonomy: Taxonomy | None = None, annotator: str | None = None, title: str | None = None,
-                  hide_metadata: Sequence[str] = ()) -> str:
+                  hide_metadata: Sequence[str] = (), draft: DraftTaxonomy | None = None) -> str:
     """The HTML of a review page.
 
     Args:
@@ -77,6 +90,8 @@ def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] 
             default the annotator with the most labels in ``annotations``.
         title: shown in the page header.
         hide_metadata: metadata fields to leave out of the page (ground truth a reviewer must not see).
+        draft: a drafted taxonomy to ratify: the page opens on it, a decision per drafted mode, and exports
+            a ratification (:mod:`evalkit.analysis.ratifying`).
 
     Raises:
         InputError: no traces, duplicate trace ids, or labels naming modes the taxonomy lacks.
@@ -100,6 +115,7 @@ def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] 
         "modes": _mode_tags(taxonomy, labels),
         "preloaded": _preloaded(labels, set(ids)),
         "traces": [_trace_payload(t, hide_metadata) for t in traces],
+        "draft": None if draft is None else _draft_payload(draft, annotations),
     }
     template = page_environment("evalkit.analysis").get_template("review.html.j2")
     return template.render(title=title or f"{len(traces)} traces", count=len(traces), data=script_json(data))

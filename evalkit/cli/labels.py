@@ -18,6 +18,8 @@ def _cmd_labels_import(args: argparse.Namespace) -> int:
         from evalkit.cli.verdicts import import_labels_command
 
         return import_labels_command(args)
+    if args.notes_col and args.at:  # open-coding notes kept in a table: fail annotations, modes to come
+        return _import_notes(args)
     tabular = [o for o, v in (("--criterion", args.criterion), ("--split", args.split), ("--map", args.map),
                               ("--id-col", args.id_col), ("--split-col", args.split_col)) if v]
     if tabular:
@@ -36,6 +38,20 @@ def _cmd_labels_import(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(f"appended {plural(result.appended, 'annotation')} by {export.annotator} to {args.into}"
           + (f" ({result.unchanged} already there)" if result.unchanged else ""))
+    return 0
+
+
+def _import_notes(args: argparse.Namespace) -> int:
+    from evalkit.analysis import append_annotations, notes_from_table
+
+    if not (args.id_col and args.annotator):
+        raise InputError("notes from a table need --id-col (the trace id) and --annotator (who wrote them)",
+                         file=args.export, path="--notes-col")
+    notes, empty = notes_from_table(args.export, note_col=args.notes_col, id_col=args.id_col,
+                                    annotator=args.annotator, at=args.at, values_key=args.values)
+    added = append_annotations(args.into, notes)
+    print(f"appended {plural(added, 'note')} by {args.annotator} to {args.into} as fail annotations without "
+          f"modes ({plural(empty, 'row')} without a note left out)")
     return 0
 
 
@@ -61,5 +77,8 @@ def add_labels_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=("train", "dev", "test"), help="the split of every row of this file")
     p.add_argument("--notes-col", metavar="COLUMN", help="the reviewer's notes, when the table has them")
     p.add_argument("--annotator", metavar="NAME", help="who labelled (recorded on every label)")
+    p.add_argument("--at", metavar="TIME", help="with --notes-col and no --label-col: the table holds open-coding "
+                                                "notes; each row with a note is appended as a fail annotation "
+                                                "stamped TIME (ISO 8601), ready for `analysis draft-modes`")
     add_table_options(p)
     p.set_defaults(func=_cmd_labels_import)

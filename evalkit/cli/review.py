@@ -12,16 +12,16 @@ from evalkit.cli.words import plural
 
 
 def _cmd_review_build(args: argparse.Namespace) -> int:
-    from evalkit.analysis import write_review
+    from evalkit.analysis import read_draft, write_review
     from evalkit.traces import load
 
     refuse_output_over_input(args.out, [("TRACES", args.traces), ("--labels", args.labels),
-                                        ("--taxonomy", args.taxonomy)])
+                                        ("--taxonomy", args.taxonomy), ("--draft", args.draft)])
     traces = load(args.traces, args.format)
     annotations = read_annotations(args.labels).annotations if args.labels else []
     path = write_review(args.out, traces, annotations=annotations, taxonomy=read_taxonomy_option(args.taxonomy),
                         annotator=args.annotator, title=args.title or Path(args.traces).name,
-                        hide_metadata=args.hide_metadata or ())
+                        hide_metadata=args.hide_metadata or (), draft=read_draft(args.draft) if args.draft else None)
     print(f"review page for {plural(len(traces), 'trace')}: {path}")
     return 0
 
@@ -37,6 +37,9 @@ def add_review_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("traces", metavar="TRACES", help="trace file, in the order to review")
     p.add_argument("--labels", metavar="STORE", help="annotation store whose latest labels are preloaded")
     p.add_argument("--taxonomy", metavar="FILE", help="failure modes offered as tags")
+    p.add_argument("--draft", metavar="FILE",
+                   help="a drafted taxonomy (from `analysis draft-modes`) to ratify: the page opens on its modes, "
+                        "a decision on each (accept, rename, merge, split, reject), exported for `analysis ratify`")
     p.add_argument("--annotator", help="your name, on exported labels (default: the store's main annotator)")
     p.add_argument("--title", help="page title (default: the trace file's name)")
     p.add_argument("--hide-metadata", action="append", metavar="KEY",
