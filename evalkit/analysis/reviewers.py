@@ -183,13 +183,30 @@ class GoldLabels:
     unresolved: list[Disagreement]
 
 
-def adjudicate(files: Sequence[ReviewerLabels], decisions: Sequence[HumanLabel], *, at: str) -> GoldLabels:
+def _as_labels(decisions: Sequence[HumanLabel | Annotation], disputed: dict[tuple[str, str], Disagreement]
+               ) -> list[HumanLabel]:
+    """An adjudicator's annotations (the review page's export) as labels on each disputed mode of their traces."""
+    out = []
+    for d in decisions:
+        if isinstance(d, HumanLabel):
+            out.append(d)
+            continue
+        for (about, trace), item in sorted(disputed.items()):
+            if trace == d.trace_id and item.kind == "mode" and d.label != "defer":
+                out.append(HumanLabel(trace_id=trace, label="fail" if about in d.modes else "pass", criterion_id=about,
+                                      annotator=d.annotator, labeled_at=d.at, notes=d.note))
+    return out
+
+
+def adjudicate(files: Sequence[ReviewerLabels], decisions: Sequence[HumanLabel | Annotation], *,
+               at: str) -> GoldLabels:
     """Gold labels: items all reviewers labelled alike, and disagreements an adjudicator decided.
 
     Args:
         files: every reviewer's labels.
-        decisions: the adjudicator's labels on disputed items (human labels naming the adjudicator; for a mode,
-            ``criterionId`` is the mode id and ``fail`` says the trace shows it).
+        decisions: the adjudicator's labels on disputed items: human labels naming the adjudicator (for a mode,
+            ``criterionId`` is the mode id and ``fail`` says the trace shows it), or the adjudicator's annotations
+            (the review page's labels: a trace's modes decide each disputed mode on it).
         at: when the agreed items became gold (injected; an adjudicated item takes its decision's time, else this).
 
     Raises:
@@ -198,7 +215,7 @@ def adjudicate(files: Sequence[ReviewerLabels], decisions: Sequence[HumanLabel],
     report = compare_reviewers(files)
     disputed = {(d.about, d.trace_id): d for d in report.disagreements}
     decided: dict[tuple[str, str], HumanLabel] = {}
-    for i, decision in enumerate(decisions):
+    for i, decision in enumerate(_as_labels(decisions, disputed)):
         key = (decision.criterion_id or "-", decision.trace_id)
         if not decision.annotator:
             raise InputError("an adjudication names its adjudicator", path=f"decisions[{i}].annotator")

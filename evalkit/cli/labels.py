@@ -31,6 +31,9 @@ def _cmd_labels_import(args: argparse.Namespace) -> int:
     if export is None:
         print(f"{args.export}: not imported ({plural(len(problems), 'problem')})", file=sys.stderr)
         return 1
+    if export.human_labels and not args.labels_into:
+        raise InputError(f"the export holds {plural(len(export.human_labels), 'label')} given beside judge verdicts: "
+                         "pass --labels-into FILE (this reviewer's human-label file) to keep them", file=args.export)
     result = import_review_export(export, args.into, read_taxonomy_option(args.taxonomy), source=args.export)
     if result.torn_lines:
         done = "dropped" if result.torn_dropped else "left out (nothing was appended)"
@@ -38,6 +41,14 @@ def _cmd_labels_import(args: argparse.Namespace) -> int:
               file=sys.stderr)
     print(f"appended {plural(result.appended, 'annotation')} by {export.annotator} to {args.into}"
           + (f" ({result.unchanged} already there)" if result.unchanged else ""))
+    if export.human_labels:
+        from evalkit.calibration import append_records
+        from evalkit.contracts import HumanLabel
+
+        done = append_records(args.labels_into, export.human_labels, HumanLabel)
+        overrides = sum(1 for label in export.human_labels if label.overrides is not None)
+        print(f"appended {plural(done.appended, 'human label')} by {export.annotator} to {args.labels_into} "
+              f"({overrides} overriding the judge's verdict)" + (f", {done.unchanged} already there" if done.unchanged else ""))
     return 0
 
 
@@ -72,6 +83,9 @@ def add_labels_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--into", required=True, metavar="STORE",
                    help="annotation store, or HumanLabel JSONL with --label-col (created when missing)")
     p.add_argument("--taxonomy", metavar="FILE", help="refuse failure modes this taxonomy lacks")
+    p.add_argument("--labels-into", metavar="FILE",
+                   help="the reviewer's human-label file for the labels given beside judge verdicts (an override "
+                        "keeps the verdict it overrides): what `evalkit calibrate --labels` reads")
     p.add_argument("--label-col", metavar="COLUMN", help="import a table: the column with the human label")
     p.add_argument("--split-col", metavar="COLUMN", help="the column naming each row's split (train/dev/test)")
     p.add_argument("--split", choices=("train", "dev", "test"), help="the split of every row of this file")

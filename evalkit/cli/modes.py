@@ -230,13 +230,18 @@ def _cmd_reviewers(args: argparse.Namespace) -> int:
 
 
 def _cmd_adjudicate(args: argparse.Namespace) -> int:
-    from evalkit.analysis import adjudicate
+    from evalkit.analysis import adjudicate, latest
     from evalkit.calibration import read_labels
     from evalkit.io.atomic import atomic_write_text
     from evalkit.io.canonical import canonical_line
+    from evalkit.io.documents import read_records
 
     refuse_output_over_input(args.out, [("FILES", f) for f in args.files] + [("--decisions", args.decisions)])
-    decisions = read_labels(args.decisions) if args.decisions else []
+    decisions: list[Any] = []
+    if args.decisions:
+        first = next(iter(read_records(args.decisions, "jsonl")), None)
+        is_store = first is not None and "at" in first.value and "annotator" in first.value
+        decisions = latest(read_annotations(args.decisions).annotations) if is_store else read_labels(args.decisions)
     gold = adjudicate(_reviewer_files(args), decisions, at=args.at)
     atomic_write_text(args.out, "".join(canonical_line(g.to_json_obj()) for g in gold.labels))
     print(f"{plural(len(gold.labels), 'gold label')} ({gold.agreed} agreed, {gold.adjudicated} adjudicated): {args.out}")
