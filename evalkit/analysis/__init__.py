@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         read_review_export,
     )
     from evalkit.analysis.features import group_of, trace_features
+    from evalkit.analysis.modes_story import ModesStory, modes_story
     from evalkit.analysis.outcomes import Outcome, detect_outcome, parse_outcome
     from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
     from evalkit.analysis.ratifying import ratify, read_ratification, taxonomy_yaml
@@ -62,7 +63,15 @@ if TYPE_CHECKING:
         read_reviewer_file,
     )
     from evalkit.analysis.sampling import sample_traces
-    from evalkit.analysis.saturation import Saturation, SaturationPoint, saturation_curve
+    from evalkit.analysis.saturation import (
+        SATURATION_BATCH,
+        Batch,
+        BatchSaturation,
+        Saturation,
+        SaturationPoint,
+        saturation_by_batch,
+        saturation_curve,
+    )
     from evalkit.analysis.store import (
         StoreContents,
         annotators,
@@ -83,6 +92,12 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
+    "ModesStory",
+    "modes_story",
+    "SATURATION_BATCH",
+    "Batch",
+    "BatchSaturation",
+    "saturation_by_batch",
     "notes_from_table",
     "Agreement",
     "Disagreement",

@@ -114,7 +114,8 @@ def _offer(kappa: stats.Kappa, positives: int) -> tuple[bool, str]:
 
 
 def coder_agreement(annotations: Sequence[Annotation], verdicts: Iterable[CriterionVerdict], taxonomy: Taxonomy,
-                    *, annotator: str | None = None, level: float = stats.DEFAULT_LEVEL) -> CoderAgreement:
+                    *, annotator: str | None = None, coded_by: str | None = None,
+                    level: float = stats.DEFAULT_LEVEL) -> CoderAgreement:
     """Per mode, the LLM coder's verdicts against one person's latest labels on the traces they reviewed.
 
     A reviewed trace (pass or fail; defer is left out) shows a mode for the person when the label names it,
@@ -124,11 +125,17 @@ def coder_agreement(annotations: Sequence[Annotation], verdicts: Iterable[Criter
         annotations: store records in file order.
         verdicts: the coder's verdicts (criterion id = mode id).
         taxonomy: the ratified modes.
-        annotator: the human coder; by default the one with the most labels.
+        annotator: whose labels say which traces were reviewed (pass or fail); by default the one with the most.
+        coded_by: whose modes count, when another person coded the traces with the ratified modes (the reviewer
+            who ratified the draft: ``analysis ratify --into``); by default the annotator's own modes.
         level: the kappa interval's confidence level.
     """
     who, labels = labels_of(annotations, annotator)
     reviewed = [a for a in labels if a.label != "defer"]
+    if coded_by is not None:
+        modes_of = {a.trace_id: a.modes for a in labels_of(annotations, coded_by)[1]}
+        reviewed = [a.model_copy(update={"modes": modes_of.get(a.trace_id, [])}) for a in reviewed]
+        who = f"{who} (modes coded by {coded_by})"
     by_item = {(v.criterion_id, v.trace_id): v.result for v in verdicts}
     modes = []
     for mode in taxonomy.mode_ids():
@@ -205,7 +212,8 @@ class SecondCoding:
 
 
 def code_with_llm(taxonomy: Taxonomy, traces: Sequence[Trace], annotations: Sequence[Annotation], provider: Any,
-                  out: Any, *, annotator: str | None = None, code_unreviewed: bool = False, cache: Any = None,
+                  out: Any, *, annotator: str | None = None, coded_by: str | None = None,
+                  code_unreviewed: bool = False, cache: Any = None,
                   shown: dict[str, Any] | None = None) -> SecondCoding:
     """Code the reviewed traces with every ratified mode, measure agreement, and (when asked) code the
     unreviewed traces with the offered modes only.
@@ -239,7 +247,7 @@ def code_with_llm(taxonomy: Taxonomy, traces: Sequence[Trace], annotations: Sequ
         try:
             first = await run(specs, reviewed, "reviewed.jsonl")
             agreement = coder_agreement(annotations, read_verdict_file(folder / "reviewed.jsonl"), taxonomy,
-                                        annotator=annotator)
+                                        annotator=annotator, coded_by=coded_by)
             done = SecondCoding(agreement, folder / "reviewed.jsonl", summaries=[first])
             if code_unreviewed:
                 offered = [s for s in specs if s.id in agreement.offered]

@@ -145,7 +145,8 @@ def _cmd_code_modes(args: argparse.Namespace) -> int:
     cache = JudgeCache(args.cache) if args.cache else None
     try:
         done = code_with_llm(taxonomy, load(args.traces), annotations, provider, args.out,
-                             annotator=args.annotator, code_unreviewed=args.code_unreviewed, cache=cache)
+                             annotator=args.annotator, coded_by=args.coded_by,
+                             code_unreviewed=args.code_unreviewed, cache=cache)
     finally:
         if cache is not None:
             cache.close()
@@ -193,7 +194,11 @@ def add_modes_parsers(asub: argparse._SubParsersAction) -> None:
     p.add_argument("--taxonomy", required=True, metavar="FILE", help="the ratified taxonomy")
     p.add_argument("--traces", required=True, metavar="FILE", help="the traces (reviewed and not)")
     p.add_argument("--annotations", required=True, metavar="STORE", help="the person's labels with modes")
-    p.add_argument("--annotator", help="the human coder (default: the annotator with the most labels)")
+    p.add_argument("--annotator", help="whose labels say which traces were reviewed (default: the annotator with "
+                                       "the most labels)")
+    p.add_argument("--coded-by", metavar="NAME", help="whose modes are the person's coding, when the reviewer who "
+                                                      "ratified the draft coded the noted traces (default: the "
+                                                      "annotator's own modes)")
     p.add_argument("--out", required=True, metavar="FOLDER", help="where reviewed.jsonl (and unreviewed.jsonl) go")
     p.add_argument("--code-unreviewed", action="store_true",
                    help="also code the unreviewed traces, with the modes whose agreement clears the bar")
