@@ -93,3 +93,14 @@ def test_the_llm_codes_reviewed_traces_then_only_offered_modes_on_unreviewed_one
     assert (rate.mode, rate.coded, rate.count, rate.source) == ("made-up-policy", 6, 2, "LLM-coded")
     assert rate.ci.lo < 2 / 6 < rate.ci.hi
     assert (tmp_path / "coded" / "unreviewed.jsonl").read_text().count("\n") == 6
+
+
+def test_a_high_kappa_on_few_traces_is_not_enough_its_interval_must_clear_the_bar():
+    labels, verdicts = [], []
+    for i in range(12):  # 5 traces with the mode, the LLM adds one: kappa 0.83, interval lower end 0.52
+        shows = i < 5
+        labels.append(note(f"t{i}", "fail" if shows else "pass", ("made-up-policy",) if shows else (), minute=i))
+        verdicts.append(_verdict("made-up-policy", f"t{i}", "fail" if i < 6 else "pass"))
+    [policy, _] = coder_agreement(labels, verdicts, TAXONOMY).modes
+    assert policy.kappa.kappa > 0.8 and policy.kappa.ci.lo < 0.6
+    assert not policy.offered and "interval lower end 0.52 < 0.6" in policy.why
