@@ -143,7 +143,7 @@ def draft_prompt(notes: Sequence[OpenNote]) -> list[dict[str, str]]:
                          path="annotations")
     lines = [f"{len(notes)} notes:"]
     for i, n in enumerate(notes, start=1):
-        lines.append(f"[{i}] trace {n.trace_id} ({n.annotator}, {n.label}): {n.note}")
+        lines.append(f"[{i}] trace {n.trace_id} ({n.annotator}, {n.label}): {' '.join(n.note.split())}")
         if n.excerpt:
             lines.append(f"    excerpt ({n.excerpt_from}): {n.excerpt}")
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n".join(lines)}]
