@@ -61,6 +61,7 @@ if TYPE_CHECKING:
         adjudicate,
         compare_reviewers,
         read_reviewer_file,
+        reviewers_in_store,
     )
     from evalkit.analysis.sampling import sample_traces
     from evalkit.analysis.saturation import (
@@ -92,6 +93,7 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
+    "reviewers_in_store",
     "ModesStory",
     "modes_story",
     "SATURATION_BATCH",

@@ -14,7 +14,7 @@ from typing import Any
 
 from evalkit.analysis.coding import KAPPA_FLOOR, MIN_HUMAN_POSITIVES, CoderAgreement, coder_agreement
 from evalkit.analysis.drafting import open_notes
-from evalkit.analysis.reviewers import ReviewerLabels, compare_reviewers
+from evalkit.analysis.reviewers import ReviewerLabels, compare_reviewers, reviewers_in_store
 from evalkit.analysis.saturation import SATURATION_BATCH, BatchSaturation, saturation_by_batch
 from evalkit.contracts.annotation import Annotation, Taxonomy
 from evalkit.contracts.modes import DraftTaxonomy, Ratification
@@ -56,7 +56,8 @@ def modes_story(annotations: Sequence[Annotation], *, draft: DraftTaxonomy | Non
         ratification: the reviewer's decisions on it (the review page's export).
         taxonomy: the ratified taxonomy.
         coded: the LLM coder's verdicts on the reviewed traces (``analysis code-modes``).
-        reviewers: several reviewers' files (``analysis reviewers``).
+        reviewers: several reviewers' files (``analysis reviewers``); by default the annotators of ``annotations``
+            (but the reviewer who ratified: their coding is of the noted traces only).
         batch_size: traces per batch in the saturation view.
     """
     story = ModesStory()
@@ -99,6 +100,10 @@ def modes_story(annotations: Sequence[Annotation], *, draft: DraftTaxonomy | Non
             f"(kappa interval's lower end >= {KAPPA_FLOOR}, at least {MIN_HUMAN_POSITIVES} person-coded traces)"
             + (f": {', '.join(offered)} may be LLM-coded on unreviewed traces." if offered
                else "; keep coding by hand, or sharpen the definitions and code again."))
+    if not reviewers:
+        modes = taxonomy.mode_ids() if taxonomy is not None else None
+        reviewers = reviewers_in_store(annotations, modes,
+                                       leave_out=[ratification.reviewer] if ratification is not None else [])
     if len(reviewers) >= 2:
         report = compare_reviewers(reviewers)
         story.reviewer_rows = [{"question": f"{a.kind} {a.about}", "statistic": a.statistic, "value": a.value,

@@ -88,6 +88,14 @@ def read_reviewer_file(path: str | Path, modes: Sequence[str] | None = None) -> 
     return ReviewerLabels(names.pop(), file, items)
 
 
+def reviewers_in_store(annotations: Sequence[Annotation], modes: Sequence[str] | None = None, *,
+                       leave_out: Sequence[str] = ()) -> list[ReviewerLabels]:
+    """Each annotator of one store as a reviewer (a store kept by several people, as the sample's)."""
+    names = sorted({a.annotator for a in annotations} - set(leave_out))
+    return [ReviewerLabels(n, "", _from_annotations([a for a in annotations if a.annotator == n], modes))
+            for n in names]
+
+
 @dataclass(frozen=True)
 class Agreement:
     """The reviewers' agreement on one question (a mode, or a criterion) over the items they share."""

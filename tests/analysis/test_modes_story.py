@@ -47,3 +47,11 @@ def test_a_ratified_draft_coded_by_the_llm_gives_the_tables_and_findings():
     assert any("ignores-result may be LLM-coded on unreviewed traces" in f for f in story.findings)
     assert [b.new for b in story.saturation.batches] == [["ignores-result"], [], []]
     assert story.saturation.flat and any("has saturated" in f for f in story.findings)
+
+
+def test_the_annotators_of_one_store_are_compared_as_reviewers():
+    store = [note("t1", "fail", ("a",)), note("t2", "pass", minute=1), note("t1", "fail", ("a",), annotator="ben"),
+             note("t2", "fail", ("a",), annotator="ben", minute=2)]
+    story = modes_story(store)
+    assert story.reviewer_rows == [{"question": "mode a", "statistic": "cohen-kappa", "value": 0.0, "items": 2}]
+    assert story.disagreements == 1
