@@ -33,10 +33,12 @@ if TYPE_CHECKING:
     from evalkit.analysis.drafting import (
         DRAFT_SCHEMA,
         OpenNote,
+        assemble_draft,
         draft_digest,
         draft_modes,
         draft_prompt,
         draft_yaml,
+        notes_digest,
         open_notes,
         read_draft,
     )
@@ -93,6 +95,8 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
+    "assemble_draft",
+    "notes_digest",
     "reviewers_in_store",
     "ModesStory",
     "modes_story",

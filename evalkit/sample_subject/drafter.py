@@ -14,11 +14,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from evalkit.analysis import DRAFT_SCHEMA, draft_prompt, open_notes
+from evalkit.analysis import DRAFT_SCHEMA, assemble_draft, draft_prompt, draft_yaml, notes_digest, open_notes
 from evalkit.contracts.annotation import Annotation
+from evalkit.contracts.modes import DraftedBy
 from evalkit.contracts.trace import Trace
 from evalkit.io.canonical import compact_sorted_json
-from evalkit.judge import request_key
+from evalkit.judge import prompt_digest, request_key
 
 DRAFT_MODEL = "sim-drafter-2026-01"
 """The model name the drafting cassette replays."""
@@ -58,3 +59,13 @@ def draft_cassette(annotations: Sequence[Annotation], traces: Sequence[Trace]) -
     tokens = {"inputTokens": sum(len(m["content"]) for m in draft_prompt(notes)) // 4,
               "outputTokens": len(reply) // 4}
     return compact_sorted_json({"key": key, "model": DRAFT_MODEL, "reply": {"text": reply, **tokens}}) + "\n"
+
+
+def sample_draft(annotations: Sequence[Annotation], traces: Sequence[Trace], subject: str) -> str:
+    """``draft-modes.yaml``: what ``evalkit analysis draft-modes`` writes from the cassette (a test holds it so)."""
+    notes = open_notes(annotations, {t.id: t for t in traces})
+    messages = draft_prompt(notes)
+    by = DraftedBy(provider="replay", model=DRAFT_MODEL, temperature=0.0,
+                   prompt_digest=prompt_digest(messages, DRAFT_SCHEMA), notes=len(notes),
+                   notes_digest=notes_digest(notes))
+    return draft_yaml(assemble_draft(lexical_draft(notes), notes, subject=subject, drafted_by=by))

@@ -61,6 +61,9 @@ FILES = (
     ("draft-cassette.jsonl", "judge cassette (evalkit.judge.providers.replay)",
      "A simulated drafter's reply to `evalkit analysis draft-modes` on these notes (model "
      "`sim-drafter-2026-01`: it groups the notes by their wording; no model wrote it), for drafting offline."),
+    ("draft-modes.yaml", "`DraftTaxonomy` (evalkit.contracts.modes)",
+     "What `evalkit analysis draft-modes --provider replay` drafts from that cassette: a proposal, not ratified "
+     "(notebook 01 shows it)."),
     ("ground-truth.json", "plain JSON", "Realised rates and counts; the tables below are rendered from it."),
 )
 
@@ -85,7 +88,8 @@ def subject_yaml(seed: int) -> str:
                   "timeout_s": 30, "env": []},
         "seed": seed,
         "notebooks": NOTEBOOKS,
-        "parameters": {"04_scorecard": {"eval_run_path": EVAL_RUN}},
+        "parameters": {"01_error_analysis": {"draft_file": "draft-modes.yaml"},
+                       "04_scorecard": {"eval_run_path": EVAL_RUN}},
     }
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
@@ -234,7 +238,8 @@ or `evalkit review build data/sample/traces.jsonl --taxonomy data/sample/failure
 
 Draft failure modes from the notes, offline (the simulated drafter's recorded reply):
 `evalkit analysis draft-modes data/sample/annotations.jsonl --traces data/sample/traces.jsonl
---provider replay --cassette data/sample/draft-cassette.jsonl --out draft.yaml`; ratify it with
+--subject support-agent --provider replay --cassette data/sample/draft-cassette.jsonl --out draft.yaml`
+(the bytes of `draft-modes.yaml`); ratify it with
 `evalkit review build data/sample/traces.jsonl --draft draft.yaml --labels data/sample/annotations.jsonl
 --out ratify.html`.
 """

@@ -36,8 +36,10 @@ def _mode(name, notes):
 def test_the_sample_drafts_recover_the_injected_failure_kinds_from_its_notes(tmp_path, capsys):
     out = tmp_path / "draft.yaml"
     code = main(["analysis", "draft-modes", str(SAMPLE / "annotations.jsonl"), "--traces", str(SAMPLE / "traces.jsonl"),
-                 "--provider", "replay", "--cassette", str(SAMPLE / "draft-cassette.jsonl"), "--out", str(out)])
+                 "--subject", "support-agent", "--provider", "replay", "--cassette", str(SAMPLE / "draft-cassette.jsonl"),
+                 "--out", str(out)])
     assert code == 0, capsys.readouterr().err
+    assert out.read_bytes() == (SAMPLE / "draft-modes.yaml").read_bytes()  # the sample's draft is the command's
     draft = read_draft(out)
     assert draft.drafted_by.model == "sim-drafter-2026-01" and draft.drafted_by.prompt_digest.startswith("sha256:")
     traces = {t.id: t for t in load(SAMPLE / "traces.jsonl")}
