@@ -214,7 +214,19 @@ def assemble_draft(reply: Mapping[str, Any], notes: Sequence[OpenNote], *, subje
     """The draft from a checked reply: ids from names, examples as trace ids, every note accounted for."""
     taken: set[str] = set()
     modes, placed = [], set()
+    merged: dict[str, dict[str, Any]] = {}  # modes of one name from several batches of notes are one mode
     for mode in reply["modes"]:
+        key = " ".join(mode["name"].split()).lower()
+        if key in merged:
+            first = merged[key]
+            first["notes"] = [*first["notes"], *mode["notes"]]
+            first["include"] = [*first.get("include", []), *(x for x in mode.get("include", [])
+                                                             if x not in first.get("include", []))]
+            first["exclude"] = [*first.get("exclude", []), *(x for x in mode.get("exclude", [])
+                                                             if x not in first.get("exclude", []))]
+        else:
+            merged[key] = dict(mode)
+    for mode in merged.values():
         numbers = sorted(set(mode["notes"]))
         placed.update(numbers)
         examples = list(dict.fromkeys(notes[n - 1].trace_id for n in numbers))
@@ -233,9 +245,26 @@ def assemble_draft(reply: Mapping[str, Any], notes: Sequence[OpenNote], *, subje
                          unplaced=unplaced)
 
 
+def _one_reply(chunks: Sequence[Sequence[OpenNote]], answers: Sequence[Any]) -> dict[str, Any]:
+    """The replies to batches of notes as one reply numbered over all notes; a batch the model gave no valid
+    draft for leaves its notes unplaced, saying so."""
+    reply: dict[str, Any] = {"modes": [], "unplaced": []}
+    offset = 0
+    for chunk, answer in zip(chunks, answers, strict=True):
+        if answer.output is None:
+            reply["unplaced"] += [{"note": offset + j, "reason": "the model gave no valid draft for the batch of "
+                                   f"notes holding it: {answer.error}"} for j in range(1, len(chunk) + 1)]
+        else:
+            reply["modes"] += [{**m, "notes": [offset + n for n in m["notes"]]} for m in answer.output["modes"]]
+            reply["unplaced"] += [{**u, "note": offset + u["note"]} for u in answer.output["unplaced"]]
+        offset += len(chunk)
+    return reply
+
+
 def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: str,
                 traces_by_id: Mapping[str, Trace] | None = None, include_pass: bool = False,
-                cache: Any = None, journal: str | Path | None = None) -> DraftTaxonomy:
+                cache: Any = None, journal: str | Path | None = None,
+                notes_per_call: int | None = None) -> DraftTaxonomy:
     """Ask ``provider`` to draft failure modes from the notes (see the module docstring).
 
     Args:
@@ -245,23 +274,44 @@ def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: st
         traces_by_id: the traces, for the excerpts shown with the notes.
         include_pass: also notes on passing traces.
         cache: a :class:`evalkit.judge.JudgeCache`: an unchanged prompt is not asked again.
-        journal: the journal a rerun takes the reply from (``DRAFT.journal.jsonl`` from the CLI).
+        journal: the journal a rerun takes the replies from (``DRAFT.journal.jsonl`` from the CLI).
+        notes_per_call: send the notes in batches of this many, one call each (a small model's context, or
+            its attention, holds few); modes of the same name from different batches become one, and the
+            reviewer merges the rest when ratifying. By default every note goes in one call.
 
     Raises:
-        InputError: no notes, or the model gave no valid draft (the error says what it answered).
+        InputError: no notes, or the model gave no valid draft for any batch (the error says what it answered).
     """
-    from evalkit.judge import ask
+    from evalkit.judge import ask_structured, run_coroutine
 
     notes = open_notes(annotations, traces_by_id, include_pass=include_pass)
-    messages = draft_prompt(notes)
-    answer = ask(provider, messages, DRAFT_SCHEMA, parse=lambda text: parse_draft_reply(text, len(notes)),
-                 purpose="draft-modes", journal=journal, cache=cache)
-    if answer.output is None:
-        raise InputError(f"{provider.name}/{provider.model} gave no valid draft: {answer.error}; try a larger "
-                         "model, or fewer notes", path="draft")
+    draft_prompt(notes)  # no notes: the error says what to write
+    if notes_per_call is not None and notes_per_call < 1:
+        raise InputError(f"notes per call must be at least 1, not {notes_per_call}", path="--notes-per-call")
+    size = notes_per_call or len(notes)
+    chunks = [notes[i:i + size] for i in range(0, len(notes), size)]
+
+    def checked(count: int) -> Any:
+        return lambda text: parse_draft_reply(text, count)
+
+    async def ask_each() -> list[Any]:
+        try:
+            return [await ask_structured(provider, draft_prompt(chunk), DRAFT_SCHEMA, purpose="draft-modes",
+                                         parse=checked(len(chunk)), journal=journal, cache=cache)
+                    for chunk in chunks]
+        finally:
+            await provider.aclose()
+
+    answers = run_coroutine(ask_each())
+    if all(a.output is None for a in answers):
+        raise InputError(f"{provider.name}/{provider.model} gave no valid draft: {answers[0].error}; try a larger "
+                         "model, or fewer notes per call (--notes-per-call)", path="draft")
+    digest = answers[0].digest if len(answers) == 1 else "sha256:" + hashlib.sha256(
+        "\n".join(a.digest for a in answers).encode("utf-8")).hexdigest()
+    extra = {} if len(answers) == 1 else {"calls": len(answers)}
     by = DraftedBy(provider=provider.name, model=provider.model, temperature=float(provider.temperature),
-                   prompt_digest=answer.digest, notes=len(notes), notes_digest=notes_digest(notes))
-    return assemble_draft(answer.output, notes, subject=subject, drafted_by=by)
+                   prompt_digest=digest, notes=len(notes), notes_digest=notes_digest(notes), **extra)
+    return assemble_draft(_one_reply(chunks, answers), notes, subject=subject, drafted_by=by)
 
 
 def draft_yaml(draft: DraftTaxonomy) -> str:

@@ -62,11 +62,14 @@ def _cmd_draft_modes(args: argparse.Namespace) -> int:
     if args.show_prompt:
         from evalkit.analysis import DRAFT_SCHEMA
 
-        messages = draft_prompt(open_notes(annotations, traces, include_pass=args.include_pass))
-        print(f"=== draft-modes  {prompt_digest(messages, DRAFT_SCHEMA)}")
-        for m in messages:
-            print(f"--- {m['role']}")
-            print(m["content"])
+        notes = open_notes(annotations, traces, include_pass=args.include_pass)
+        size = args.notes_per_call or max(1, len(notes))
+        for start in range(0, max(1, len(notes)), size):
+            messages = draft_prompt(notes[start:start + size])
+            print(f"=== draft-modes  {prompt_digest(messages, DRAFT_SCHEMA)}")
+            for m in messages:
+                print(f"--- {m['role']}")
+                print(m["content"])
         return 0
     if not args.out:
         raise InputError("--out is needed to write the draft (or --show-prompt to see the prompt)", path="--out")
@@ -77,7 +80,8 @@ def _cmd_draft_modes(args: argparse.Namespace) -> int:
     journal = args.journal or f"{args.out}.journal.jsonl"
     try:
         draft = draft_modes(annotations, provider, subject=args.subject or Path(args.annotations).resolve().parent.name,
-                            traces_by_id=traces, include_pass=args.include_pass, cache=cache, journal=journal)
+                            traces_by_id=traces, include_pass=args.include_pass, cache=cache, journal=journal,
+                            notes_per_call=args.notes_per_call)
     finally:
         if cache is not None:
             cache.close()
@@ -108,6 +112,10 @@ def add_draft_modes_parser(asub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", metavar="FILE", help="the draft to write (YAML)")
     p.add_argument("--subject", help="the subject's name (default: the folder of ANNOTATIONS)")
     p.add_argument("--include-pass", action="store_true", help="also send notes written on passing traces")
+    p.add_argument("--notes-per-call", type=int, metavar="N",
+                   help="send the notes in batches of N, one call each (for a small model); same-named modes "
+                        "become one, the reviewer merges the rest; a batch without a valid reply leaves its notes "
+                        "unplaced (default: every note in one call)")
     p.add_argument("--journal", metavar="FILE", help="the journal a rerun resumes from (default OUT.journal.jsonl)")
     p.add_argument("--show-prompt", action="store_true", help="print the prompt and its digest; ask nothing")
     add_model_options(p)

@@ -64,6 +64,8 @@ class DraftedBy(CamelContract):
     """How many notes the prompt held."""
     notes_digest: NonEmptyStr
     """``sha256:`` of the notes as given (trace, annotator, note, in order)."""
+    calls: int | None = Field(default=None, ge=2, strict=True)
+    """With the notes sent in batches: how many calls (``promptDigest`` is then the digest of their digests)."""
 
 
 class DraftTaxonomy(CamelContract, SchemaNamed):

@@ -110,3 +110,22 @@ def test_a_draft_is_not_a_taxonomy(tmp_path, capsys):
     out.write_text(draft_yaml(draft), encoding="utf-8")
     assert main(["review", "build", str(SAMPLE / "traces.jsonl"), "--taxonomy", str(out),
                  "--out", str(tmp_path / "r.html")]) != 0
+
+
+def test_notes_in_batches_one_call_each_same_named_modes_joined_and_a_failed_batch_left_unplaced(tmp_path):
+    notes = [*_notes(), note("t5", "fail", text="Answer ignores the order_lookup result.", minute=5)]
+    replies = [_reply([_mode("Dropped tool result", [1]), _mode("Made-up policy", [2])]),
+               "garbage", "still garbage"]  # the second batch (t4, t5): no valid reply after the correction
+    provider = ScriptedProvider(replies, model="small")
+    draft = draft_modes(notes, provider, subject="shop", notes_per_call=2, journal=tmp_path / "j.jsonl")
+    assert len(provider.calls) == 3 and "[1] trace t4" in provider.calls[1][0][1]["content"]
+    assert [(m.id, m.examples) for m in draft.modes] == [("dropped-tool-result", ["t1"]), ("made-up-policy", ["t2"])]
+    assert [(u.trace_id, u.reason.split(":")[0]) for u in draft.unplaced] == [
+        ("t4", "the model gave no valid draft for the batch of notes holding it"),
+        ("t5", "the model gave no valid draft for the batch of notes holding it")]
+    assert draft.drafted_by.calls == 2 and draft.drafted_by.notes == 4
+
+    joined = draft_modes(notes, ScriptedProvider([_reply([_mode("Dropped tool result", [1])]),
+                                                  _reply([_mode("dropped  tool result", [2])])]),
+                         subject="shop", notes_per_call=2)
+    assert [(m.id, m.examples) for m in joined.modes] == [("dropped-tool-result", ["t1", "t5"])]  # batch 2, note 2
