@@ -214,12 +214,15 @@ class SecondCoding:
 def code_with_llm(taxonomy: Taxonomy, traces: Sequence[Trace], annotations: Sequence[Annotation], provider: Any,
                   out: Any, *, annotator: str | None = None, coded_by: str | None = None,
                   code_unreviewed: bool = False, cache: Any = None,
-                  shown: dict[str, Any] | None = None) -> SecondCoding:
+                  shown: dict[str, Any] | None = None, **judging: Any) -> SecondCoding:
     """Code the reviewed traces with every ratified mode, measure agreement, and (when asked) code the
     unreviewed traces with the offered modes only.
 
     Writes ``OUT/reviewed.jsonl`` (and, with ``code_unreviewed``, ``OUT/unreviewed.jsonl``), each with the judge
-    runner's sidecars (runs, journal: a rerun resumes). The provider is closed at the end.
+    runner's sidecars (runs, journal: a rerun resumes). The provider is closed at the end. ``judging`` is
+    what a judge run is measured against (:func:`evalkit.judge.judge_setup`: ``prices``, ``context_window``,
+    ``strict_model``, ``warn``): the model is checked with its server and each prompt counted against its
+    context, as ``judge run`` does.
 
     Raises:
         InputError: no reviewed traces among ``traces``.
@@ -228,7 +231,7 @@ def code_with_llm(taxonomy: Taxonomy, traces: Sequence[Trace], annotations: Sequ
 
     from evalkit.calibration import read_verdicts as read_verdict_file
     from evalkit.errors import InputError
-    from evalkit.judge import build_prompts, run_coroutine, run_prompts, verifier
+    from evalkit.judge import build_prompts, judge_setup, run_coroutine, run_prompts, verifier
 
     folder = Path(out)
     specs = mode_specs(taxonomy, shown=shown)
@@ -237,11 +240,17 @@ def code_with_llm(taxonomy: Taxonomy, traces: Sequence[Trace], annotations: Sequ
         raise InputError("no reviewed trace among the traces: the LLM coder is measured on traces a person "
                          "labelled pass or fail", path="traces")
     by_id = {t.id: t for t in traces}
+    try:
+        setup = judge_setup(provider, **judging)
+    except BaseException:
+        run_coroutine(provider.aclose())
+        raise
 
     async def run(specs_now: list[JudgeSpec], chosen: list[Trace], name: str) -> Any:
         prompts = [p for spec in specs_now for p in build_prompts(spec, chosen, traces_by_id=by_id)]
         return await run_prompts(prompts, provider, out=folder / name, cache=cache, verify=verifier(by_id),
-                                 progress=False, concurrency=4)
+                                 progress=False, concurrency=4, prices=setup.prices, counter=setup.counter,
+                                 context=setup.context)
 
     async def both() -> SecondCoding:
         try:

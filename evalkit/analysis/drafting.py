@@ -264,7 +264,7 @@ def _one_reply(chunks: Sequence[Sequence[OpenNote]], answers: Sequence[Any]) -> 
 def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: str,
                 traces_by_id: Mapping[str, Trace] | None = None, include_pass: bool = False,
                 cache: Any = None, journal: str | Path | None = None,
-                notes_per_call: int | None = None) -> DraftTaxonomy:
+                notes_per_call: int | None = None, **judging: Any) -> DraftTaxonomy:
     """Ask ``provider`` to draft failure modes from the notes (see the module docstring).
 
     Args:
@@ -278,11 +278,14 @@ def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: st
         notes_per_call: send the notes in batches of this many, one call each (a small model's context, or
             its attention, holds few); modes of the same name from different batches become one, and the
             reviewer merges the rest when ratifying. By default every note goes in one call.
+        **judging: what a judge run is measured against (:func:`evalkit.judge.judge_setup`: ``prices``,
+            ``context_window``, ``strict_model``, ``warn``): the model is checked with its server, and a
+            batch whose prompt cannot fit the model's context is refused without a call (its notes unplaced).
 
     Raises:
         InputError: no notes, or the model gave no valid draft for any batch (the error says what it answered).
     """
-    from evalkit.judge import ask_structured, run_coroutine
+    from evalkit.judge import ask_structured, judge_setup, run_coroutine
 
     notes = open_notes(annotations, traces_by_id, include_pass=include_pass)
     draft_prompt(notes)  # no notes: the error says what to write
@@ -290,6 +293,11 @@ def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: st
         raise InputError(f"notes per call must be at least 1, not {notes_per_call}", path="--notes-per-call")
     size = notes_per_call or len(notes)
     chunks = [notes[i:i + size] for i in range(0, len(notes), size)]
+    try:
+        setup = judge_setup(provider, **judging)
+    except BaseException:
+        run_coroutine(provider.aclose())
+        raise
 
     def checked(count: int) -> Any:
         return lambda text: parse_draft_reply(text, count)
@@ -297,7 +305,8 @@ def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: st
     async def ask_each() -> list[Any]:
         try:
             return [await ask_structured(provider, draft_prompt(chunk), DRAFT_SCHEMA, purpose="draft-modes",
-                                         parse=checked(len(chunk)), journal=journal, cache=cache)
+                                         parse=checked(len(chunk)), journal=journal, cache=cache,
+                                         prices=setup.prices, counter=setup.counter, context=setup.context)
                     for chunk in chunks]
         finally:
             await provider.aclose()

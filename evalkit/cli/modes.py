@@ -16,6 +16,8 @@ from evalkit.errors import InputError
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
     """The judge-provider flags a command that asks a model takes (as ``judge run`` names them)."""
+    from evalkit.cli.judge import DEFAULT_TIMEOUT
+
     p.add_argument("--provider", help="openai (also any OpenAI-compatible server with --base-url), anthropic, "
                                       "replay (a cassette, offline), or a provider a plug-in registers")
     p.add_argument("--model", help="the model id, as the provider names it (replay: the cassette's one model)")
@@ -25,23 +27,39 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record", metavar="FILE", help="append every live reply to this cassette, to replay later")
     p.add_argument("--cache", metavar="FILE", help="the judge's SQLite reply cache: an unchanged prompt is not asked again")
     p.add_argument("--max-tokens", type=int, metavar="N", help="the reply's token cap (default 1024)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS", help="per call (default 60)")
+    p.add_argument("--transport", choices=("sdk", "http"), help="openai only: sdk (the default) or http (evalkit's "
+                                                                "lean HTTP/1.1 pool, for local servers)")
+    p.add_argument("--context-window", type=int, metavar="TOKENS",
+                   help="the model's context window: a prompt that cannot fit with the reply's cap is refused "
+                        "before any call (default: the price table's for the model, else unknown)")
+    p.add_argument("--strict-model", action="store_true",
+                   help="a model the server does not list at /v1/models is an error (default: a warning, and its "
+                        "replies are not priced)")
+    p.add_argument("--prices", metavar="FILE", help="price table to add to the built-in one (as judge run's)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"per call (default {DEFAULT_TIMEOUT:g}: a small local model is slow on a long prompt)")
 
 
 def model_provider(args: argparse.Namespace) -> Any:
-    """The provider the flags name, its credential checked (temperature is always 0)."""
-    from evalkit.contracts.judge import JudgePin
-    from evalkit.judge import make_provider
+    """The provider the flags name (:func:`evalkit.judge.choose_pin`'s rules), its credential checked
+    (temperature is always 0)."""
+    from evalkit.judge import choose_pin, make_provider
 
-    if not args.provider:
+    if not args.provider:  # before choose_pin, whose message speaks of a spec's pin: these commands have none
         raise InputError("no model named: pass --provider (openai, anthropic or replay) and --model",
                          path="--provider")
-    if not args.model and args.provider != "replay":
-        raise InputError(f"no model named for the {args.provider} provider: pass --model", path="--model")
-    extra = {} if args.max_tokens is None else {"max_tokens": args.max_tokens}
-    pin = JudgePin(provider=args.provider, model=args.model or "*", base_url=args.base_url, **extra)
+    pin = choose_pin([], provider=args.provider, model=args.model, base_url=args.base_url,
+                     max_tokens=args.max_tokens, transport=args.transport)
     return make_provider(pin, base_url=args.base_url, cassette=args.cassette, timeout=args.timeout,
                          record=args.record)
+
+
+def judging_options(args: argparse.Namespace) -> dict[str, Any]:
+    """What the model is measured against before any call (:func:`evalkit.judge.judge_setup`'s options)."""
+    from evalkit.judge import PriceTable
+
+    return {"prices": PriceTable.load(args.prices), "context_window": args.context_window,
+            "strict_model": args.strict_model, "warn": lambda line: print(line, file=sys.stderr)}
 
 
 def _traces_by_id(path: str | None) -> dict[str, Any]:
@@ -81,7 +99,7 @@ def _cmd_draft_modes(args: argparse.Namespace) -> int:
     try:
         draft = draft_modes(annotations, provider, subject=args.subject or Path(args.annotations).resolve().parent.name,
                             traces_by_id=traces, include_pass=args.include_pass, cache=cache, journal=journal,
-                            notes_per_call=args.notes_per_call)
+                            notes_per_call=args.notes_per_call, **judging_options(args))
     finally:
         if cache is not None:
             cache.close()
@@ -154,7 +172,7 @@ def _cmd_code_modes(args: argparse.Namespace) -> int:
     try:
         done = code_with_llm(taxonomy, load(args.traces), annotations, provider, args.out,
                              annotator=args.annotator, coded_by=args.coded_by,
-                             code_unreviewed=args.code_unreviewed, cache=cache)
+                             code_unreviewed=args.code_unreviewed, cache=cache, **judging_options(args))
     finally:
         if cache is not None:
             cache.close()

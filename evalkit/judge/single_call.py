@@ -4,8 +4,10 @@ asked through the judge's machinery: the same providers, retries and one correct
 cap and prompt digest) and a journal in the judge journal's format of lines.
 
 Order, as for a judged item: a reply already in the journal for the same prompt digest is taken as it is (a
-rerun after a crash pays nothing); else a cached reply is replayed; else the provider is called, and a valid
-reply is journaled and cached before it is returned. An invalid reply is never stored, so a rerun asks again.
+rerun after a crash pays nothing); else a cached reply is replayed; else the prompt is counted against the
+model's context, as the runner counts its prompts (:func:`~evalkit.judge.judge_setup`), and one that cannot
+fit with the reply's cap is refused without a call; else the provider is called, and a valid reply is
+journaled and cached before it is returned. An invalid reply is never stored, so a rerun asks again.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from evalkit.judge.calls import RetryPolicy, judge_once, output_text
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.journal import append_lines, drop_cut_off_tail, iter_journal
 from evalkit.judge.prompt import prompt_digest
-from evalkit.judge.providers.base import Provider
+from evalkit.judge.providers.base import DEFAULT_MAX_TOKENS, Provider
+from evalkit.judge.providers.tokens import TokenCounter, fits
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,7 @@ class Answer:
     cost_usd: float | None = None
     attempts: int = 0
     source: str = "call"
-    """``call``, ``cache`` or ``journal``: where the reply came from."""
+    """``call``, ``cache``, ``journal``, or ``refused`` (the prompt cannot fit the context: no call)."""
     error: str | None = None
 
 
@@ -66,7 +69,8 @@ def _journaled(path: Path, header: dict[str, Any], digest: str) -> dict[str, Any
 async def ask_structured(provider: Provider, messages: list[dict[str, str]], schema: dict[str, Any], *,
                          parse: Callable[[str], dict[str, Any]], purpose: str, journal: str | Path | None = None,
                          cache: JudgeCache | None = None, retry: RetryPolicy | None = None,
-                         prices: PriceTable | None = None) -> Answer:
+                         prices: PriceTable | None = None, counter: TokenCounter | None = None,
+                         context: int | None = None) -> Answer:
     """Ask one question: from the journal, the cache, or one call (with retries and one correction).
 
     Args:
@@ -79,6 +83,9 @@ async def ask_structured(provider: Provider, messages: list[dict[str, str]], sch
         cache: the judge's reply cache; None for none.
         retry: the retry policy.
         prices: the price table for the cost (the built-in one by default).
+        counter: counts the prompt's tokens (:attr:`~evalkit.judge.JudgeSetup.counter`); with ``context``,
+            a prompt that cannot fit with the reply's cap is refused before any call.
+        context: the model's context window in tokens; None: unknown (the prompt is sent).
 
     Raises:
         InputError: a journal written by another judge or for another purpose.
@@ -95,6 +102,11 @@ async def ask_structured(provider: Provider, messages: list[dict[str, str]], sch
         answer = Answer(parse(row.output), digest, row.input_tokens, row.output_tokens, row.cost_usd, 0, "cache")
         _append(path, header, answer)
         return answer
+    if counter is not None and context is not None:
+        count = await counter.count(messages, schema, mode=getattr(provider, "mode", None))
+        why = fits(count, int(getattr(provider, "max_tokens", None) or DEFAULT_MAX_TOKENS), context)
+        if why is not None:
+            return Answer(None, digest, count.tokens, 0, None, 0, "refused", why)
     outcome = await judge_once(provider, list(messages), schema, key=f"{purpose}\0{digest}",
                                policy=retry or RetryPolicy(), parse=parse)
     if outcome.fatal is not None:

@@ -104,3 +104,14 @@ def test_a_high_kappa_on_few_traces_is_not_enough_its_interval_must_clear_the_ba
     [policy, _] = coder_agreement(labels, verdicts, TAXONOMY).modes
     assert policy.kappa.kappa > 0.8 and policy.kappa.ci.lo < 0.6
     assert not policy.offered and "interval lower end 0.52 < 0.6" in policy.why
+
+
+def test_a_mode_prompt_that_cannot_fit_the_models_context_is_an_error_row_and_no_call(tmp_path):
+    traces = [make_trace(f"t{i:02d}") for i in range(3)]
+    labels = [note(t.id, "pass", minute=i) for i, t in enumerate(traces)]
+    provider = ScriptedProvider(_coder(lambda mode, tid: False))
+    done = code_with_llm(TAXONOMY, traces, labels, provider, tmp_path / "coded", context_window=200)
+    assert provider.calls == []  # every prompt counted against the context before any call
+    assert done.summaries[0].errors == 6
+    rows = [json.loads(line) for line in (tmp_path / "coded" / "reviewed.runs.jsonl").read_text().splitlines()]
+    assert rows and all("does not fit the model's context" in (r.get("error") or "") for r in rows)

@@ -129,3 +129,17 @@ def test_notes_in_batches_one_call_each_same_named_modes_joined_and_a_failed_bat
                                                   _reply([_mode("dropped  tool result", [2])])]),
                          subject="shop", notes_per_call=2)
     assert [(m.id, m.examples) for m in joined.modes] == [("dropped-tool-result", ["t1", "t5"])]  # batch 2, note 2
+
+
+def test_a_batch_that_cannot_fit_the_models_context_is_refused_without_a_call_and_its_notes_left_unplaced():
+    notes = [*_notes(), note("t5", "fail", text="Answer ignores the order_lookup result. " * 60, minute=5)]
+    provider = ScriptedProvider([_reply([_mode("Dropped tool result", [1]), _mode("Made-up policy", [2])])],
+                                model="small")
+    # about 800 tokens for t1, t2, t4 and 1,370 for t5 alone, each with a reply cap of 1,024
+    draft = draft_modes(notes, provider, subject="shop", notes_per_call=3, context_window=2000)
+    assert len(provider.calls) == 1  # the second batch (t5's long note) was counted and never sent
+    assert [m.examples for m in draft.modes] == [["t1"], ["t2"]]
+    assert draft.unplaced[-1].trace_id == "t5"
+    assert "the prompt does not fit the model's context" in draft.unplaced[-1].reason
+    with pytest.raises(InputError, match="gave no valid draft: the prompt does not fit.*--notes-per-call"):
+        draft_modes(notes, ScriptedProvider([]), subject="shop", context_window=2000)
