@@ -46,7 +46,7 @@ def test_smollm2_drafts_failure_modes_over_real_http(tmp_path, capsys, monkeypat
     store = tmp_path / "annotations.jsonl"
     append_annotations(store, [note(f"t{i}", "fail", text=text, minute=i) for i, text in enumerate(NOTES)])
     out = tmp_path / "draft.yaml"
-    with local_judge_server(n_ctx=4096) as url:
+    with local_judge_server() as url:  # n_ctx 8192, the price table's context for smollm2-135m: counted against
         code = main(["analysis", "draft-modes", str(store), "--out", str(out), "--provider", "openai",
                      "--model", "smollm2-135m", "--base-url", url, "--timeout", "1200"])
     printed = capsys.readouterr()
