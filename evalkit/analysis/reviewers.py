@@ -35,6 +35,8 @@ class ReviewerLabels:
     reviewer: str
     file: str
     items: dict[Item, tuple[str, str | None]]
+    splits: dict[Item, str] = field(default_factory=dict)
+    """The calibration split of each human-labelled item that names one (gold keeps it)."""
 
 
 def _from_annotations(records: Sequence[Annotation], modes: Sequence[str] | None) -> dict[Item, tuple[str, str | None]]:
@@ -63,6 +65,7 @@ def read_reviewer_file(path: str | Path, modes: Sequence[str] | None = None) -> 
 
     file = str(path)
     records = read_records(path, "jsonl")
+    splits: dict[Item, str] = {}
     if not records:
         raise InputError("no labels in this reviewer's file", file=file)
     if "at" in records[0].value and "annotator" in records[0].value:
@@ -81,11 +84,14 @@ def read_reviewer_file(path: str | Path, modes: Sequence[str] | None = None) -> 
         items = {}
         for label in labels:
             if label.label != "defer":
-                items[("criterion", label.criterion_id or "-", label.trace_id)] = (label.label, label.labeled_at)
+                item = ("criterion", label.criterion_id or "-", label.trace_id)
+                items[item] = (label.label, label.labeled_at)
+                if label.split is not None:
+                    splits[item] = label.split
     if len(names) != 1:
         raise InputError(f"labels by {', '.join(sorted(names))} in one file: keep each reviewer's labels in a "
                          "file of their own", file=file, path="annotator")
-    return ReviewerLabels(names.pop(), file, items)
+    return ReviewerLabels(names.pop(), file, items, splits)
 
 
 def reviewers_in_store(annotations: Sequence[Annotation], modes: Sequence[str] | None = None, *,
@@ -206,6 +212,16 @@ def _as_labels(decisions: Sequence[HumanLabel | Annotation], disputed: dict[tupl
     return out
 
 
+def _split(files: Sequence[ReviewerLabels], item: Item) -> str | None:
+    """The split the reviewers' labels of ``item`` name (calibrate measures on test, tunes on dev: a gold label
+    that dropped it would move between them)."""
+    named = {f.splits[item] for f in files if item in f.splits}
+    if len(named) > 1:
+        raise InputError(f"the reviewers put trace {item[2]!r} in different splits ({', '.join(sorted(named))}) "
+                         f"for {item[1]}: give it one split in every reviewer's file", path="split")
+    return named.pop() if named else None
+
+
 def adjudicate(files: Sequence[ReviewerLabels], decisions: Sequence[HumanLabel | Annotation], *,
                at: str) -> GoldLabels:
     """Gold labels: items all reviewers labelled alike, and disagreements an adjudicator decided.
@@ -242,15 +258,17 @@ def adjudicate(files: Sequence[ReviewerLabels], decisions: Sequence[HumanLabel |
             resolved = [ResolvedLabel(annotator=n, label=v, at=when) for n, v, when in given]
             values = {v for _, v, _ in given}
             criterion = None if about == "-" else about
+            split = _split(files, (kind, about, trace))
             if len(values) == 1:
                 how = Adjudication(how="agreed", by="+".join(n for n, _, _ in given), at=at, resolved=resolved)
-                gold.append(HumanLabel(trace_id=trace, label=values.pop(), criterion_id=criterion, adjudication=how))
+                gold.append(HumanLabel(trace_id=trace, label=values.pop(), criterion_id=criterion, split=split,
+                                       adjudication=how))
                 agreed += 1
             elif (about, trace) in decided:
                 d = decided[(about, trace)]
                 how = Adjudication(how="adjudicated", by=d.annotator or "", at=d.labeled_at or at, resolved=resolved)
                 gold.append(HumanLabel(trace_id=trace, label=d.label, criterion_id=criterion, notes=d.notes,
-                                       adjudication=how))
+                                       split=d.split or split, adjudication=how))
                 adjudicated += 1
             else:
                 unresolved.append(disputed[(about, trace)])

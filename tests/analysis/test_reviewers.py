@@ -24,10 +24,11 @@ def _store(tmp_path, name, codes):
     return path
 
 
-def _labels(tmp_path, name, values, criterion="grounded"):
+def _labels(tmp_path, name, values, criterion="grounded", splits=None):
     path = tmp_path / f"{name}-labels.jsonl"
     path.write_text("".join(json.dumps({"traceId": t, "label": v, "annotator": name, "criterionId": criterion,
-                                        "labeledAt": AT}) + "\n" for t, v in values.items()), encoding="utf-8")
+                                        "labeledAt": AT, **({"split": splits[t]} if splits else {})}) + "\n"
+                            for t, v in values.items()), encoding="utf-8")
     return path
 
 
@@ -99,3 +100,15 @@ def test_a_decision_on_an_item_nobody_disputed_is_refused(tmp_path):
     decision = HumanLabel(trace_id="t1", label="fail", annotator="cy", criterion_id="grounded")
     with pytest.raises(InputError, match="no disagreement on grounded for trace 't1'"):
         adjudicate(files, [decision], at=AT)
+
+
+def test_gold_labels_keep_the_split_the_reviewers_gave_and_differing_splits_are_refused(tmp_path):
+    splits = {"t1": "dev", "t2": "test"}
+    files = [read_reviewer_file(_labels(tmp_path, n, {"t1": "fail", "t2": v}, splits=splits))
+             for n, v in (("ana", "pass"), ("ben", "fail"))]
+    decision = HumanLabel(trace_id="t2", label="fail", annotator="cy", criterion_id="grounded")
+    gold = {g.trace_id: g for g in adjudicate(files, [decision], at=AT).labels}
+    assert (gold["t1"].split, gold["t2"].split) == ("dev", "test")  # calibrate tunes on dev, measures on test
+    other = read_reviewer_file(_labels(tmp_path, "cy", {"t1": "fail"}, splits={"t1": "test"}))
+    with pytest.raises(InputError, match="trace 't1' in different splits \\(dev, test\\)"):
+        adjudicate([files[0], other], [], at=AT)
