@@ -61,6 +61,8 @@ def test_ratify_every_drafted_mode_with_the_keyboard_and_build_the_taxonomy(offl
     page.keyboard.press("j")
     assert page.evaluate("window.__xss") is None and XSS.replace("\u202e", "") not in page.inner_text("#draft-list")
     page.keyboard.press("x")  # the test calls: rejected
+    shown = page.eval_on_selector_all("#draft-list li", "ls => ls.map(l => getComputedStyle(l).display)")
+    assert shown == ["list-item"] * 4  # a decided mode stays a numbered row (a split one once became a grid)
     assert "4 / 4 decided" in page.inner_text("#ratify-progress")
 
     page.reload()  # decisions survive a reload
