@@ -54,7 +54,7 @@ def test_ratify_every_drafted_mode_with_the_keyboard_and_build_the_taxonomy(offl
     page.keyboard.press("m")  # Missed transfer -> merged into the first mode
     page.keyboard.press("1")
     page.keyboard.press("s")  # Tour problems -> split in two, the second note moved to the second part
-    page.fill("#ratify-input", "Wrong reschedule; Double booking")
+    page.fill("#ratify-input", "Wrong reschedule; Double booking: two tours booked for one visit")
     page.keyboard.press("Enter")
     page.keyboard.press("k")
     page.select_option('select[aria-label="part for t5"]', "1")
@@ -82,6 +82,9 @@ def test_ratify_every_drafted_mode_with_the_keyboard_and_build_the_taxonomy(offl
     taxonomy = read_taxonomy(tmp_path / "failure-modes.yaml")
     assert [(m.id, m.examples) for m in taxonomy.modes] == [
         ("handoff-not-triggered", ["t1", "t2", "t3"]), ("wrong-reschedule", ["t4"]), ("double-booking", ["t5"])]
+    wrong, double = taxonomy.modes[1:]  # a part named alone keeps the drafted definition and rules; one defined, its own
+    assert (wrong.definition, wrong.include) == ("Tour problems in the answer.", ["Tour problems rule"])
+    assert (double.definition, double.include, double.exclude) == ("two tours booked for one visit", None, None)
     coded = {a.trace_id: a.modes for a in latest(read_store(store).annotations)}
     assert coded == {"t1": ["handoff-not-triggered"], "t2": ["handoff-not-triggered"],
                      "t3": ["handoff-not-triggered"], "t4": ["wrong-reschedule"], "t5": ["double-booking"]}
