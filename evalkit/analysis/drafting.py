@@ -4,7 +4,7 @@ The model reads every note (with an excerpt of the trace where the note's review
 and proposes a few failure modes, each with a name, a definition, include and exclude rules and the notes
 it groups; a note it cannot place is listed as unplaced, never forced into a mode, and a note it neither
 places nor lists is added to the unplaced ones by evalkit. The call goes through the judge's providers,
-cache and journal (:func:`evalkit.judge.ask`), at temperature 0, and the draft records the model and the
+cache and journal (:class:`evalkit.judge.Asker`, as the verifier and the case writer ask), at temperature 0, and the draft records the model and the
 prompt's digest. A draft is only a proposal: a person ratifies it in the review page (:mod:`.ratifying`).
 """
 
@@ -285,7 +285,7 @@ def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: st
     Raises:
         InputError: no notes, or the model gave no valid draft for any batch (the error says what it answered).
     """
-    from evalkit.judge import ask_structured, judge_setup, run_coroutine
+    from evalkit.judge import Asker, judge_setup, prompt_digest, run_coroutine
 
     notes = open_notes(annotations, traces_by_id, include_pass=include_pass)
     draft_prompt(notes)  # no notes: the error says what to write
@@ -293,8 +293,13 @@ def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: st
         raise InputError(f"notes per call must be at least 1, not {notes_per_call}", path="--notes-per-call")
     size = notes_per_call or len(notes)
     chunks = [notes[i:i + size] for i in range(0, len(notes), size)]
+    prompts = [draft_prompt(chunk) for chunk in chunks]
+    asked = [_Asked(tuple(m), DRAFT_SCHEMA, prompt_digest(m, DRAFT_SCHEMA)) for m in prompts]
     try:
         setup = judge_setup(provider, **judging)
+        asker = Asker(provider, journal=journal, kind="draftJournal", noun="draft-modes",
+                      parse=lambda text: parse_draft_reply(text, size), cache=cache, concurrency=1,
+                      prices=setup.prices, counter=setup.counter, context=setup.context)
     except BaseException:
         run_coroutine(provider.aclose())
         raise
@@ -304,23 +309,31 @@ def draft_modes(annotations: Sequence[Annotation], provider: Any, *, subject: st
 
     async def ask_each() -> list[Any]:
         try:
-            return [await ask_structured(provider, draft_prompt(chunk), DRAFT_SCHEMA, purpose="draft-modes",
-                                         parse=checked(len(chunk)), journal=journal, cache=cache,
-                                         prices=setup.prices, counter=setup.counter, context=setup.context)
-                    for chunk in chunks]
+            return [await asker.ask(a, label=f"draft-modes:{i}", parse=checked(len(chunk)))
+                    for i, (a, chunk) in enumerate(zip(asked, chunks, strict=True))]
         finally:
+            asker.close()
             await provider.aclose()
 
     answers = run_coroutine(ask_each())
     if all(a.output is None for a in answers):
         raise InputError(f"{provider.name}/{provider.model} gave no valid draft: {answers[0].error}; try a larger "
                          "model, or fewer notes per call (--notes-per-call)", path="draft")
-    digest = answers[0].digest if len(answers) == 1 else "sha256:" + hashlib.sha256(
-        "\n".join(a.digest for a in answers).encode("utf-8")).hexdigest()
+    digest = asked[0].digest if len(asked) == 1 else "sha256:" + hashlib.sha256(
+        "\n".join(a.digest for a in asked).encode("utf-8")).hexdigest()
     extra = {} if len(answers) == 1 else {"calls": len(answers)}
     by = DraftedBy(provider=provider.name, model=provider.model, temperature=float(provider.temperature),
                    prompt_digest=digest, notes=len(notes), notes_digest=notes_digest(notes), **extra)
     return assemble_draft(_one_reply(chunks, answers), notes, subject=subject, drafted_by=by)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """One batch's prompt as :class:`evalkit.judge.Asker` asks it."""
+
+    messages: tuple[dict[str, str], ...]
+    schema: dict[str, Any]
+    digest: str
 
 
 def draft_yaml(draft: DraftTaxonomy) -> str:

@@ -85,7 +85,6 @@ from evalkit.judge.sessions import (
     session_traces,
     session_traces_by_id,
 )
-from evalkit.judge.single_call import Answer, ask, ask_structured
 from evalkit.judge.spec import example_gaps, example_warning, read_judge_spec_files, read_judge_specs
 from evalkit.judge.verdict_audit import (
     CriterionVerbosity,
@@ -116,9 +115,6 @@ __all__ = [
     "session_traces_by_id",
     "AskSummary",
     "Asker",
-    "Answer",
-    "ask",
-    "ask_structured",
     "CalibrationReport",
     "CalibrationStory",
     "Coverage",
