@@ -103,8 +103,12 @@ class CoderAgreement:
         return camel_json(self) | {"offered": self.offered}
 
 
-def _offer(kappa: stats.Kappa, positives: int) -> tuple[bool, str]:
+def _offer(kappa: stats.Kappa, positives: int, coded: int) -> tuple[bool, str]:
+    """``positives``: the person's traces with the mode that the LLM decided; ``coded``: all of them."""
     if positives < MIN_HUMAN_POSITIVES:
+        if coded > positives:  # the person coded enough, the LLM left them uncertain: say which fell short
+            return False, (f"the LLM decided {positives} of the {coded} trace(s) the person coded with it "
+                           f"(needs {MIN_HUMAN_POSITIVES})")
         return False, f"only {positives} trace(s) coded with it by the person (needs {MIN_HUMAN_POSITIVES})"
     if kappa.kappa is None or kappa.ci is None:
         return False, f"kappa undefined ({kappa.reason})"
@@ -115,11 +119,12 @@ def _offer(kappa: stats.Kappa, positives: int) -> tuple[bool, str]:
 
 def coder_agreement(annotations: Sequence[Annotation], verdicts: Iterable[CriterionVerdict], taxonomy: Taxonomy,
                     *, annotator: str | None = None, coded_by: str | None = None,
-                    level: float = stats.DEFAULT_LEVEL) -> CoderAgreement:
+                    level: float = stats.DEFAULT_LEVEL, coded: Iterable[str] | None = None) -> CoderAgreement:
     """Per mode, the LLM coder's verdicts against one person's latest labels on the traces they reviewed.
 
     A reviewed trace (pass or fail; defer is left out) shows a mode for the person when the label names it,
-    and for the LLM when its verdict on the mode is ``fail``.
+    and for the LLM when its verdict on the mode is ``fail``; a trace it left uncertain, or has no verdict on
+    (an error: a prompt over the context, an invalid reply), is counted apart.
 
     Args:
         annotations: store records in file order.
@@ -129,6 +134,8 @@ def coder_agreement(annotations: Sequence[Annotation], verdicts: Iterable[Criter
         coded_by: whose modes count, when another person coded the traces with the ratified modes (the reviewer
             who ratified the draft: ``analysis ratify --into``); by default the annotator's own modes.
         level: the kappa interval's confidence level.
+        coded: the traces the LLM was asked to code (default: every reviewed trace); a reviewed trace left
+            out of the coding run is neither agreement nor uncertainty.
     """
     who, labels = labels_of(annotations, annotator)
     reviewed = [a for a in labels if a.label != "defer"]
@@ -137,6 +144,9 @@ def coder_agreement(annotations: Sequence[Annotation], verdicts: Iterable[Criter
         reviewed = [a.model_copy(update={"modes": modes_of.get(a.trace_id, [])}) for a in reviewed]
         who = f"{who} (modes coded by {coded_by})"
     by_item = {(v.criterion_id, v.trace_id): v.result for v in verdicts}
+    if coded is not None:
+        asked = set(coded)
+        reviewed = [a for a in reviewed if a.trace_id in asked]
     modes = []
     for mode in taxonomy.mode_ids():
         human, llm, uncertain = [], [], 0
@@ -151,7 +161,7 @@ def coder_agreement(annotations: Sequence[Annotation], verdicts: Iterable[Criter
         kappa = stats.cohens_kappa(human, llm, level=level)
         counts = {k: sum(1 for p in pairs if p == k) for k in ((True, True), (True, False), (False, True))}
         positives = counts[(True, True)] + counts[(True, False)]
-        offered, why = _offer(kappa, positives)
+        offered, why = _offer(kappa, positives, sum(1 for a in reviewed if mode in a.modes))
         modes.append(ModeAgreement(mode, len(pairs), counts[(True, True)], counts[(True, False)],
                                    counts[(False, True)], len(pairs) - sum(counts.values()), uncertain, kappa,
                                    offered, why))
@@ -256,7 +266,7 @@ def code_with_llm(taxonomy: Taxonomy, traces: Sequence[Trace], annotations: Sequ
         try:
             first = await run(specs, reviewed, "reviewed.jsonl")
             agreement = coder_agreement(annotations, read_verdict_file(folder / "reviewed.jsonl"), taxonomy,
-                                        annotator=annotator, coded_by=coded_by)
+                                        annotator=annotator, coded_by=coded_by, coded=[t.id for t in reviewed])
             done = SecondCoding(agreement, folder / "reviewed.jsonl", summaries=[first])
             if code_unreviewed:
                 offered = [s for s in specs if s.id in agreement.offered]

@@ -115,3 +115,13 @@ def test_a_mode_prompt_that_cannot_fit_the_models_context_is_an_error_row_and_no
     assert done.summaries[0].errors == 6
     rows = [json.loads(line) for line in (tmp_path / "coded" / "reviewed.runs.jsonl").read_text().splitlines()]
     assert rows and all("does not fit the model's context" in (r.get("error") or "") for r in rows)
+
+
+def test_traces_left_out_of_the_coding_run_are_not_uncertain_and_an_undecided_mode_says_the_llm_fell_short():
+    labels = [note(f"t{i:02d}", "fail", ("made-up-policy",), minute=i) for i in range(6)] + \
+        [note(f"t{i:02d}", "pass", minute=i) for i in range(6, 20)]
+    verdicts = [_verdict("made-up-policy", f"t{i:02d}", "uncertain") for i in range(10)]  # 10 of 20 coded
+    agreement = coder_agreement(labels, verdicts, TAXONOMY, coded=[f"t{i:02d}" for i in range(10)])
+    [policy, _] = agreement.modes
+    assert agreement.reviewed == 10 and policy.uncertain == 10 and policy.traces == 0
+    assert policy.why == "the LLM decided 0 of the 6 trace(s) the person coded with it (needs 5)"
