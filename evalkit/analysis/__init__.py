@@ -16,14 +16,65 @@ from evalkit.facade import load_on_first_use
 if TYPE_CHECKING:
     from evalkit.analysis.agreement import AgreementOn, AnnotatorAgreement, agreement_on, annotator_agreement
     from evalkit.analysis.breakdown import breakdown_gap, mode_cooccurrence, modes_by
+    from evalkit.analysis.coding import (
+        KAPPA_FLOOR,
+        MIN_HUMAN_POSITIVES,
+        CoderAgreement,
+        LlmCodedRate,
+        ModeAgreement,
+        SecondCoding,
+        code_with_llm,
+        coder_agreement,
+        llm_coded_rates,
+        mode_specs,
+        split_reviewed,
+    )
     from evalkit.analysis.defaults import SATURATION_WINDOW, STRATEGIES
-    from evalkit.analysis.exports import ImportResult, import_review_export, read_review_export
+    from evalkit.analysis.drafting import (
+        DRAFT_SCHEMA,
+        OpenNote,
+        assemble_draft,
+        draft_digest,
+        draft_modes,
+        draft_prompt,
+        draft_yaml,
+        notes_digest,
+        open_notes,
+        read_draft,
+    )
+    from evalkit.analysis.exports import (
+        ImportResult,
+        import_review_export,
+        notes_from_table,
+        read_review_export,
+    )
     from evalkit.analysis.features import group_of, trace_features
+    from evalkit.analysis.modes_story import ModesStory, modes_story
     from evalkit.analysis.outcomes import Outcome, detect_outcome, parse_outcome
     from evalkit.analysis.rates import FailureRates, ModeRate, failure_mode_rates
+    from evalkit.analysis.ratifying import ratify, read_ratification, taxonomy_yaml
     from evalkit.analysis.review import render_review, review_key, trace_payload, trace_script, write_review
+    from evalkit.analysis.reviewers import (
+        Agreement,
+        Disagreement,
+        GoldLabels,
+        ReviewerLabels,
+        ReviewersReport,
+        adjudicate,
+        compare_reviewers,
+        read_reviewer_file,
+        reviewers_in_store,
+    )
     from evalkit.analysis.sampling import sample_traces
-    from evalkit.analysis.saturation import Saturation, SaturationPoint, saturation_curve
+    from evalkit.analysis.saturation import (
+        SATURATION_BATCH,
+        Batch,
+        BatchSaturation,
+        Saturation,
+        SaturationPoint,
+        saturation_by_batch,
+        saturation_curve,
+    )
     from evalkit.analysis.store import (
         StoreContents,
         annotators,
@@ -44,6 +95,46 @@ if TYPE_CHECKING:
     from evalkit.contracts.annotation import Annotation, FailureMode, ReviewExport, Taxonomy
 
 __all__ = [
+    "assemble_draft",
+    "notes_digest",
+    "reviewers_in_store",
+    "ModesStory",
+    "modes_story",
+    "SATURATION_BATCH",
+    "Batch",
+    "BatchSaturation",
+    "saturation_by_batch",
+    "notes_from_table",
+    "Agreement",
+    "Disagreement",
+    "GoldLabels",
+    "ReviewerLabels",
+    "ReviewersReport",
+    "adjudicate",
+    "compare_reviewers",
+    "read_reviewer_file",
+    "ratify",
+    "read_ratification",
+    "taxonomy_yaml",
+    "KAPPA_FLOOR",
+    "MIN_HUMAN_POSITIVES",
+    "CoderAgreement",
+    "LlmCodedRate",
+    "ModeAgreement",
+    "SecondCoding",
+    "code_with_llm",
+    "coder_agreement",
+    "llm_coded_rates",
+    "mode_specs",
+    "split_reviewed",
+    "DRAFT_SCHEMA",
+    "OpenNote",
+    "draft_digest",
+    "draft_modes",
+    "draft_prompt",
+    "draft_yaml",
+    "open_notes",
+    "read_draft",
     "SATURATION_WINDOW",
     "STRATEGIES",
     "Annotation",

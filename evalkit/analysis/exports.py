@@ -8,7 +8,7 @@ from pathlib import Path
 from evalkit.analysis.store import latest, read_store
 from evalkit.analysis.taxonomy import check_modes
 from evalkit.contract_files import validate_value
-from evalkit.contracts.annotation import ReviewExport, Taxonomy
+from evalkit.contracts.annotation import Annotation, ReviewExport, Taxonomy
 from evalkit.errors import InputError
 from evalkit.io.append_only import append_batch, store_lock
 from evalkit.io.documents import read_records
@@ -67,3 +67,37 @@ def import_review_export(export: ReviewExport, store: str | Path, taxonomy: Taxo
         done = append_batch(store, new)
     return ImportResult(done.appended, len(export.annotations) - done.appended, contents.torn_lines,
                         done.dropped is not None)
+
+
+def notes_from_table(path: str | Path, *, note_col: str, id_col: str, annotator: str, at: str,
+                     values_key: str | None = None) -> tuple[list[Annotation], int]:
+    """Open-coding notes kept in a table (CSV, JSONL, JSON list) as fail annotations, one per row with a note.
+
+    A note written while reading a trace records something that went wrong, so each becomes a ``fail`` by
+    ``annotator`` at ``at`` (injected), with no failure mode yet (axial coding comes later: draft-modes).
+
+    Returns:
+        ``(annotations, rows without a note)``.
+
+    Raises:
+        InputError: a missing column, a row without a trace id, or a trace id twice.
+    """
+    from evalkit.calibration import read_table
+
+    table = read_table(path, values_key=values_key)
+    table.require(note_col, "--notes-col")
+    table.require(id_col, "--id-col")
+    out, empty, seen = [], 0, {}
+    for row in table.rows:
+        trace_id, text = row.cells.get(id_col), row.cells.get(note_col)
+        if trace_id in (None, ""):
+            raise InputError(f"row {row.position}: no trace id", file=table.file, line=row.line, path=id_col)
+        if str(trace_id) in seen:
+            raise InputError(f"row {row.position}: trace {trace_id!r} again (first in row {seen[str(trace_id)]})",
+                             file=table.file, line=row.line, path=id_col)
+        seen[str(trace_id)] = row.position
+        if not isinstance(text, str) or not text.strip():
+            empty += 1
+            continue
+        out.append(Annotation(trace_id=str(trace_id), annotator=annotator, at=at, label="fail", note=text.strip()))
+    return out, empty

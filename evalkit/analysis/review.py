@@ -18,11 +18,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evalkit.analysis.drafting import draft_digest
 from evalkit.analysis.store import labels_of, latest
 from evalkit.analysis.taxonomy import check_modes
 from evalkit.analysis.transcript import transcript
 from evalkit.contracts.annotation import REVIEW_EXPORT_FORMAT, Annotation, Taxonomy
+from evalkit.contracts.modes import DraftTaxonomy
 from evalkit.contracts.trace import Trace
+from evalkit.contracts.verdict import CriterionVerdict
 from evalkit.errors import InputError
 from evalkit.io.atomic import atomic_write_text
 from evalkit.io.script_json import script_json
@@ -32,9 +35,11 @@ from evalkit.traces import stored_form
 STORAGE_PREFIX = "evalkit-review:"
 
 
-def review_key(trace_ids: Sequence[str]) -> str:
-    """The localStorage key of a review page: a digest of its trace ids, so two pages never share labels."""
-    digest = hashlib.sha256("\n".join(trace_ids).encode("utf-8")).hexdigest()
+def review_key(trace_ids: Sequence[str], reviewer: str | None = None) -> str:
+    """The localStorage key of a review page: a digest of its trace ids (and of the reviewer it was built for),
+    so two pages never share labels, and one reviewer's page never preloads another's from the same browser."""
+    text = "\n".join(trace_ids) + (f"\n@{reviewer}" if reviewer else "")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return STORAGE_PREFIX + digest[:16]
 
 
@@ -63,9 +68,45 @@ def _preloaded(labels: Sequence[Annotation], trace_ids: set[str]) -> dict[str, d
     return out
 
 
+def _draft_payload(draft: DraftTaxonomy, annotations: Sequence[Annotation]) -> dict[str, Any]:
+    """What the ratify view shows: the drafted modes, each with its notes, and the unplaced notes."""
+    notes: dict[str, list[dict[str, str]]] = {}
+    for a in latest(annotations):
+        if a.note and a.note.strip():
+            notes.setdefault(a.trace_id, []).append({"annotator": a.annotator, "note": a.note.strip()})
+    return {"digest": draft_digest(draft), "subject": draft.subject, "draftedBy": draft.drafted_by.to_json_obj(),
+            "modes": [m.to_json_obj() for m in draft.modes],
+            "unplaced": [u.to_json_obj() for u in draft.unplaced], "notes": notes}
+
+
+def _verdicts_payload(verdicts: Sequence[CriterionVerdict], runs: Sequence[dict[str, Any]],
+                      trace_ids: set[str]) -> dict[str, list[dict[str, Any]]]:
+    """The judge's verdicts per trace, with the model and prompt digest of the run that gave each (when known)."""
+    judged = {(r.get("criterionId"), r.get("traceId")): r for r in runs if r.get("repeat", 0) == 0}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for v in sorted(verdicts, key=lambda v: (v.trace_id, v.criterion_id)):
+        if v.trace_id in trace_ids:
+            run = judged.get((v.criterion_id, v.trace_id), {})
+            out.setdefault(v.trace_id, []).append({
+                "criterionId": v.criterion_id, "result": v.result, "critique": v.critique or "",
+                "model": run.get("model"), "promptDigest": run.get("promptDigest")})
+    return out
+
+
+def _others_payload(others: Sequence[Annotation], me: str | None, trace_ids: set[str]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for a in latest(others):
+        if a.trace_id in trace_ids and a.annotator != me:
+            out.setdefault(a.trace_id, []).append({"annotator": a.annotator, "label": a.label, "modes": list(a.modes),
+                                                   "note": a.note or ""})
+    return out
+
+
 def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] = (),
                   taxonomy: Taxonomy | None = None, annotator: str | None = None, title: str | None = None,
-                  hide_metadata: Sequence[str] = ()) -> str:
+                  hide_metadata: Sequence[str] = (), draft: DraftTaxonomy | None = None,
+                  verdicts: Sequence[CriterionVerdict] = (), verdict_runs: Sequence[dict[str, Any]] = (),
+                  others: Sequence[Annotation] = (), blind: bool = False) -> str:
     """The HTML of a review page.
 
     Args:
@@ -77,6 +118,15 @@ def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] 
             default the annotator with the most labels in ``annotations``.
         title: shown in the page header.
         hide_metadata: metadata fields to leave out of the page (ground truth a reviewer must not see).
+        draft: a drafted taxonomy to ratify: the page opens on it, a decision per drafted mode, and exports
+            a ratification (:mod:`evalkit.analysis.ratifying`).
+        verdicts: judge verdicts shown beside each trace; the reviewer confirms or overrides each, and the
+            export holds those as human labels (an override names the verdict it overrides).
+        verdict_runs: the judge run records of ``verdicts`` (``OUT.runs.jsonl``): the model and prompt digest
+            an override names.
+        others: other reviewers' labels, shown beside the reviewer's own, with a queue of the traces where
+            labels differ (for an adjudicator).
+        blind: leave ``others`` off the page entirely (a reviewer labelling independently).
 
     Raises:
         InputError: no traces, duplicate trace ids, or labels naming modes the taxonomy lacks.
@@ -94,12 +144,16 @@ def render_review(traces: Sequence[Trace], *, annotations: Sequence[Annotation] 
     if taxonomy is not None:
         check_modes(labels, taxonomy)
     data = {
-        "storageKey": review_key(ids),
+        "storageKey": review_key(ids, annotator),
         "format": REVIEW_EXPORT_FORMAT,
         "annotator": who or "",
         "modes": _mode_tags(taxonomy, labels),
         "preloaded": _preloaded(labels, set(ids)),
         "traces": [_trace_payload(t, hide_metadata) for t in traces],
+        "draft": None if draft is None else _draft_payload(draft, annotations),
+        "verdicts": _verdicts_payload(verdicts, verdict_runs, set(ids)),
+        "others": {} if blind else _others_payload(others, who, set(ids)),
+        "blind": blind,
     }
     return render_page("evalkit.analysis", "review.html.j2", scripts=["review.js.j2"], styles=["review.css.j2"],
                        title=title or f"{len(traces)} traces", count=len(traces), data=script_json(data))

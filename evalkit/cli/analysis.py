@@ -119,3 +119,7 @@ def add_analysis_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--taxonomy", metavar="FILE", help="failure-mode taxonomy: report every mode")
     p.add_argument("--json", action="store_true", help="print the agreement as JSON")
     p.set_defaults(func=_cmd_agreement)
+
+    from evalkit.cli.modes import add_modes_parsers
+
+    add_modes_parsers(asub)

@@ -42,13 +42,25 @@ if TYPE_CHECKING:
     )
     from evalkit.contracts.judge_run import JudgeRunRecord
     from evalkit.contracts.labels import (
+        Adjudication,
         CalibrationBinding,
         HumanLabel,
         LedgerEntry,
+        OverriddenVerdict,
+        ResolvedLabel,
         ValidationResult,
     )
     from evalkit.contracts.matrix import CheckConfig, EvalMatrix, MatrixComponent, MatrixCriterion
     from evalkit.contracts.methodology import MethodologyItem, MethodologyReview
+    from evalkit.contracts.modes import (
+        Decision,
+        DraftedBy,
+        DraftMode,
+        DraftTaxonomy,
+        Ratification,
+        RatifiedPart,
+        UnplacedNote,
+    )
     from evalkit.contracts.registry import CONTRACTS, kind_from_filename, kinds_matching
     from evalkit.contracts.scorecard import (
         ComponentScore,
@@ -134,6 +146,16 @@ __all__ = [
     "Headline",
     "HistoryRecord",
     "HumanLabel",
+    "Adjudication",
+    "OverriddenVerdict",
+    "ResolvedLabel",
+    "Decision",
+    "DraftedBy",
+    "DraftMode",
+    "DraftTaxonomy",
+    "Ratification",
+    "RatifiedPart",
+    "UnplacedNote",
     "InputDigest",
     "InputSelection",
     "JudgeOutput",

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from evalkit.contracts.base import CamelContract, SchemaNamed
-from evalkit.contracts.labels import HumanVerdict
+from evalkit.contracts.labels import HumanLabel, HumanVerdict
 from evalkit.contracts.types import SLUG_PATTERN, NonEmptyStr
 
 ModeId = Annotated[str, Field(pattern=SLUG_PATTERN, max_length=64)]
@@ -73,6 +73,10 @@ class FailureMode(CamelContract):
     definition: NonEmptyStr
     examples: list[str] = Field(default_factory=list)
     parent: ModeId | None = None
+    include: list[NonEmptyStr] | None = None
+    """What counts as this mode (a ratified draft's rules; a second coder is shown them)."""
+    exclude: list[NonEmptyStr] | None = None
+    """What looks like this mode but does not count."""
 
 
 class NoteRule(CamelContract):
@@ -130,12 +134,16 @@ class Taxonomy(CamelContract, SchemaNamed):
 
 
 class ReviewExport(CamelContract, SchemaNamed):
-    """What the review page downloads: one annotator's labels, ready for ``evalkit labels import``."""
+    """What the review page downloads: one annotator's labels, ready for ``evalkit labels import``; with the
+    judge's verdicts on the page, also the reviewer's per-criterion labels (``humanLabels``)."""
 
     format: Literal["evalkit-review-export"]
     version: Literal[1]
     annotator: NonEmptyStr
     annotations: list[Annotation]
+    human_labels: list[HumanLabel] = Field(default_factory=list)
+    """Per-criterion labels given beside the judge's verdicts: a confirmation, or an override naming the
+    verdict it overrides (``overrides``)."""
 
     @model_validator(mode="after")
     def _one_annotator(self) -> ReviewExport:
@@ -143,4 +151,10 @@ class ReviewExport(CamelContract, SchemaNamed):
             if annotation.annotator != self.annotator:
                 raise ValueError(f"annotations[{i}].annotator: {annotation.annotator!r} is not the "
                                  f"export's annotator {self.annotator!r}")
+        for i, label in enumerate(self.human_labels):
+            if label.annotator != self.annotator:
+                raise ValueError(f"humanLabels[{i}].annotator: {label.annotator!r} is not the export's "
+                                 f"annotator {self.annotator!r}")
+            if label.criterion_id is None:
+                raise ValueError(f"humanLabels[{i}].criterionId: a label given beside a verdict names its criterion")
         return self

@@ -10,7 +10,8 @@ from __future__ import annotations
 KINDS: tuple[str, ...] = (
     "eval-matrix", "dataset", "behavior-tree", "flow-graph", "expected-flow", "methodology-review",
     "scorecard", "agent-run", "edd-change-request", "change-request-response", "criterion-verdict",
-    "human-label", "validation-result", "ledger-entry", "annotation", "taxonomy", "review-export", "trace",
+    "human-label", "validation-result", "ledger-entry", "annotation", "taxonomy", "review-export", "draft-taxonomy",
+    "ratification", "trace",
     "skill-eval-case", "skill-eval-seed", "skill-eval-facts", "skill-eval-stage", "skill-eval-answers",
     "skill-eval-report", "skill-eval-policy", "subject", "notebook-summary", "judge-spec", "judge-output",
     "judge-run-record", "batch", "batch-index", "history-record", "interview-answers",

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from evalkit.contracts.base import CamelContract, SchemaNamed
 from evalkit.contracts.types import NonEmptyStr, Rate, RateConfidenceInterval
+from evalkit.contracts.verdict import VerdictResult
 
 HumanVerdict = Literal["pass", "fail", "defer"]
 """A reviewer's label; ``defer`` is a punt and counts as no ground truth."""
@@ -25,9 +26,38 @@ ValidationStatus = Literal["validated", "unvalidated"]
 """Whether a judge's verdicts can be trusted as they are."""
 
 
+class ResolvedLabel(CamelContract):
+    """One reviewer's label that a gold label resolved."""
+
+    annotator: NonEmptyStr
+    label: HumanVerdict
+    at: str | None = None
+
+
+class Adjudication(CamelContract):
+    """Where a gold label came from: the reviewers agreed, or an adjudicator decided between them."""
+
+    how: Literal["agreed", "adjudicated"]
+    by: NonEmptyStr
+    """The adjudicator; for ``agreed``, the reviewers' names joined with ``+``."""
+    at: NonEmptyStr
+    resolved: list[ResolvedLabel] = Field(min_length=2)
+
+
+class OverriddenVerdict(CamelContract):
+    """The judge verdict a reviewer's label overrides, as the reviewer saw it."""
+
+    result: VerdictResult
+    model: str | None = None
+    prompt_digest: str | None = None
+
 
 class HumanLabel(CamelContract, SchemaNamed):
-    """One reviewer's label on one trace (optionally for one criterion)."""
+    """One reviewer's label on one trace (optionally for one criterion).
+
+    A gold label carries its ``adjudication`` (who resolved which labels, when); a label given over a judge's
+    verdict it disagrees with carries the verdict it ``overrides``.
+    """
 
     trace_id: NonEmptyStr
     label: HumanVerdict
@@ -36,6 +66,8 @@ class HumanLabel(CamelContract, SchemaNamed):
     annotator: str | None = None
     labeled_at: str | None = None
     criterion_id: NonEmptyStr | None = None
+    adjudication: Adjudication | None = None
+    overrides: OverriddenVerdict | None = None
 
 
 class CalibrationBinding(CamelContract):

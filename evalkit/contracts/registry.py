@@ -20,6 +20,7 @@ from evalkit.contracts.kinds import KINDS
 from evalkit.contracts.labels import HumanLabel, LedgerEntry, ValidationResult
 from evalkit.contracts.matrix import EvalMatrix
 from evalkit.contracts.methodology import MethodologyReview
+from evalkit.contracts.modes import DraftTaxonomy, Ratification
 from evalkit.contracts.scorecard import Scorecard
 from evalkit.contracts.skilleval import (
     SkillEvalAnswers,
@@ -53,6 +54,8 @@ CONTRACTS: Mapping[str, type[BaseModel]] = {
     "annotation": Annotation,
     "taxonomy": Taxonomy,
     "review-export": ReviewExport,
+    "draft-taxonomy": DraftTaxonomy,
+    "ratification": Ratification,
     "trace": Trace,
     "skill-eval-case": SkillEvalCase,
     "skill-eval-seed": SkillEvalSeed,
@@ -101,6 +104,8 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
     "annotation": frozenset({"traceId", "annotator", "at", "label"}),
     "taxonomy": frozenset({"subject", "version", "modes"}),
     "review-export": frozenset({"format", "annotator", "annotations"}),
+    "draft-taxonomy": frozenset({"format", "draftedBy", "modes"}),
+    "ratification": frozenset({"format", "draftDigest", "decisions"}),
     "trace": frozenset({"id", "observations"}),
     "skill-eval-case": frozenset({"case_id", "scenario", "oracle"}),
     "skill-eval-seed": frozenset({"git_init", "tool_init"}),
@@ -124,6 +129,7 @@ _SIGNATURES: Mapping[str, frozenset[str]] = {
 # Keys whose presence rules a kind out: a judge's reply is a verdict's fields without its ids.
 _EXCLUDED_BY: Mapping[str, frozenset[str]] = {
     "judge-output": frozenset({"criterionId", "traceId"}),
+    "taxonomy": frozenset({"draftedBy"}),  # a draft is not a taxonomy until a person ratifies it
 }
 
 # File names a skill-eval registry fixes (case.json, fixture/seed.json, facts.json, policy.json) identify

@@ -4,9 +4,10 @@ and the writer of synthetic test cases (:mod:`evalkit.suite`), on the judge's ma
 Each prompt goes the way a judge prompt does: a reply already journaled for the same prompt digest is taken as
 it is (a killed run resumes without paying twice), then the run's reply cache (keyed by provider, model,
 temperature, token cap and prompt digest, as the judge's), then a call (:func:`evalkit.judge.calls.judge_once`:
-the retry policy, one correction turn for an invalid reply, the caller's ``parse``). Each new reply is
-journaled as it lands and cached; tokens and cost are counted (a replayed reply costs nothing now), and once
-``budget`` is spent no call starts.
+the retry policy, one correction turn for an invalid reply, the caller's ``parse``). Given a token counter and
+the model's context (:func:`~evalkit.judge.judge_setup`), a prompt that cannot fit with the reply's cap is
+refused before the call, as the judge's runner refuses it. Each new reply is journaled as it lands and cached;
+tokens and cost are counted (a replayed reply costs nothing now), and once ``budget`` is spent no call starts.
 
 The judge's own runner (:mod:`evalkit.judge.runner`) writes verdicts and their run records; what is asked here
 has another shape, so it shares everything below that: the providers, the call, the cache, the journal files,
@@ -28,6 +29,8 @@ from evalkit.judge.cache import CachedReply, JudgeCache, key_maker
 from evalkit.judge.calls import RetryPolicy, judge_once, output_text
 from evalkit.judge.cost import PriceTable
 from evalkit.judge.journal import append_lines, drop_cut_off_tail, iter_journal, journal_lock
+from evalkit.judge.providers.tokens import TokenCounter, fits
+from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
 
 
 class Asked(Protocol):
@@ -112,7 +115,7 @@ class Asker:
     Args:
         provider: any judge provider.
         journal: the journal file to append to and resume from, locked until :meth:`close` (another run
-            writing it is refused).
+            writing it is refused); None for none (a library call that keeps its replies itself).
         kind: the journal header's key (``verifierJournal``, ``generatorJournal``): a journal of another kind
             or another provider is refused.
         noun: how errors name the journal ("verifier", "case generator").
@@ -122,23 +125,30 @@ class Asker:
         prices: the price table (the built-in one by default).
         budget: USD; once spent no call starts and the prompts left get no answer (saying why).
         retry: the retry policy.
+        counter: counts each prompt's tokens (:attr:`~evalkit.judge.JudgeSetup.counter`); with ``context``, a
+            prompt that cannot fit with the reply's cap gets no call and an answer saying why.
+        context: the model's context window in tokens; None: unknown (every prompt is sent).
     """
 
-    def __init__(self, provider: Any, *, journal: str | Path, kind: str, noun: str,
+    def __init__(self, provider: Any, *, journal: str | Path | None, kind: str, noun: str,
                  parse: Callable[[str], dict[str, Any]], cache: JudgeCache | None = None, concurrency: int = 8,
                  prices: PriceTable | None = None, budget: float | None = None,
-                 retry: RetryPolicy | None = None) -> None:
+                 retry: RetryPolicy | None = None, counter: TokenCounter | None = None,
+                 context: int | None = None) -> None:
         self.provider, self.parse, self.cache, self.budget = provider, parse, cache, budget
         self.prices = prices or PriceTable.load()
         self.policy = retry or RetryPolicy()
+        self.counter, self.context = counter, context
         # held until close(), as a judge run holds its journal: two runs never append to one journal at once
         self._held = contextlib.ExitStack()
-        self._held.enter_context(journal_lock(journal))
-        try:
-            self.book = ReplyJournal(Path(journal), provider, kind, noun)
-        except BaseException:
-            self._held.close()
-            raise
+        self.book: ReplyJournal | None = None
+        if journal is not None:
+            self._held.enter_context(journal_lock(journal))
+            try:
+                self.book = ReplyJournal(Path(journal), provider, kind, noun)
+            except BaseException:
+                self._held.close()
+                raise
         self.make_key = key_maker(provider.name, provider.model, provider.temperature,
                                   getattr(provider, "max_tokens", None))
         self.slots = asyncio.Semaphore(concurrency)
@@ -147,29 +157,39 @@ class Asker:
     def _count_call(self) -> None:
         self.summary.calls += 1
 
-    async def ask(self, prompt: Asked, *, label: str) -> Answer:
-        """The reply to one prompt: from the journal, the cache, or a call (within the budget).
+    async def ask(self, prompt: Asked, *, label: str,
+                  parse: Callable[[str], dict[str, Any]] | None = None) -> Answer:
+        """The reply to one prompt: from the journal, the cache, or a call (within the budget and the context).
 
         Args:
             prompt: what to ask.
             label: names the item (seeds its retry jitter, as the judge's item key does).
+            parse: this prompt's reader, when it differs from the asker's (a reply checked against what this
+                prompt holds).
         """
         s = self.summary
+        parse = parse or self.parse
         key = self.make_key(prompt.digest, 0)
-        if prompt.digest in self.book.replies:
+        if self.book is not None and prompt.digest in self.book.replies:
             r = self.book.replies[prompt.digest]
             s.resumed += 1
             return Answer(r["output"], (r["inputTokens"], r["outputTokens"]), r["costUsd"], 0, False, None, True)
         if self.cache is not None and (hit := self.cache.rows([key]).get(key)) is not None:
             _, text, in_t, out_t, cost, _ = hit
             s.cache_hits += 1
-            return Answer(self.parse(text), (in_t, out_t), cost, 0, True, None)
+            return Answer(parse(text), (in_t, out_t), cost, 0, True, None)
+        if self.counter is not None and self.context is not None:
+            count = await self.counter.count(prompt.messages, prompt.schema, mode=getattr(self.provider, "mode", None))
+            why = fits(count, int(getattr(self.provider, "max_tokens", None) or DEFAULT_MAX_TOKENS), self.context)
+            if why is not None:
+                s.errors += 1
+                return Answer(None, (count.tokens, None), None, 0, False, why)
         async with self.slots:  # the budget is read when a slot is free: the calls that held it have landed
             if self.budget is not None and s.cost_usd >= self.budget:
                 s.errors += 1
                 return Answer(None, (None, None), None, 0, False, f"the budget of ${self.budget:g} was spent")
             outcome = await judge_once(self.provider, list(prompt.messages), prompt.schema, key=label,
-                                       policy=self.policy, on_call=self._count_call, parse=self.parse)
+                                       policy=self.policy, on_call=self._count_call, parse=parse)
         tokens = (outcome.input_tokens, outcome.output_tokens)
         s.input_tokens += outcome.input_tokens or 0
         s.output_tokens += outcome.output_tokens or 0
@@ -183,7 +203,8 @@ class Asker:
         if outcome.output is None:
             s.errors += 1
         else:
-            self.book.add(prompt.digest, outcome.output, tokens, cost, outcome.attempts)
+            if self.book is not None:
+                self.book.add(prompt.digest, outcome.output, tokens, cost, outcome.attempts)
             if self.cache is not None:
                 self.cache.put(key, CachedReply(output_text(outcome.output), tokens[0], tokens[1], cost,
                                                 outcome.mode or ""))

@@ -28,7 +28,8 @@ from evalkit.io import atomic_write_text, canonical_dumps, canonical_line
 from evalkit.sample_subject.agent import simulate_traces
 from evalkit.sample_subject.agent_spec import AgentSpec, default_spec
 from evalkit.sample_subject.annotations import build_taxonomy, simulate_annotations
-from evalkit.sample_subject.catalog import JUDGE_ITERATIONS
+from evalkit.sample_subject.catalog import JUDGE_ITERATIONS, SUBJECT
+from evalkit.sample_subject.drafter import draft_cassette, sample_draft
 from evalkit.sample_subject.judge_files import judge_cassette, judge_specs_yaml, replayed_verdicts
 from evalkit.sample_subject.judging import judge_run_file, simulate_labels, simulate_verdicts
 from evalkit.sample_subject.readme import readme_text, subject_yaml
@@ -115,6 +116,8 @@ def build_sample(seed: int, trace_count: int) -> list[SampleFile]:
         # An append-only store: its order is the order the reviews happened, not sorted.
         _jsonl("annotations.jsonl", Annotation, annotations),
         _yaml("failure-modes.yaml", Taxonomy, taxonomy),
+        SampleFile("draft-cassette.jsonl", draft_cassette(annotations, traces), 1),
+        SampleFile("draft-modes.yaml", sample_draft(annotations, traces, SUBJECT)),
         _yaml("eval-matrix.yaml", EvalMatrix, matrix),
         _json("dataset.json", Dataset, dataset),
         SampleFile("writer-cassette.jsonl", writer, writer.count("\n")),

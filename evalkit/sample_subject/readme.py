@@ -58,6 +58,12 @@ FILES = (
      "Error-analysis store, append-only, in review order: two reviewers' pass/fail, notes and failure modes."),
     ("failure-modes.yaml", "`Taxonomy` (evalkit.contracts.annotation)",
      "The four failure modes with definitions and examples, and rules mapping review notes onto them."),
+    ("draft-cassette.jsonl", "judge cassette (evalkit.judge.providers.replay)",
+     "A simulated drafter's reply to `evalkit analysis draft-modes` on these notes (model "
+     "`sim-drafter-2026-01`: it groups the notes by their wording; no model wrote it), for drafting offline."),
+    ("draft-modes.yaml", "`DraftTaxonomy` (evalkit.contracts.modes)",
+     "What `evalkit analysis draft-modes --provider replay` drafts from that cassette: a proposal, not ratified "
+     "(notebook 01 shows it)."),
     ("ground-truth.json", "plain JSON", "Realised rates and counts; the tables below are rendered from it."),
 )
 
@@ -82,7 +88,8 @@ def subject_yaml(seed: int) -> str:
                   "timeout_s": 30, "env": []},
         "seed": seed,
         "notebooks": NOTEBOOKS,
-        "parameters": {"04_scorecard": {"eval_run_path": EVAL_RUN}},
+        "parameters": {"01_error_analysis": {"draft_file": "draft-modes.yaml"},
+                       "04_scorecard": {"eval_run_path": EVAL_RUN}},
     }
     return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
@@ -228,4 +235,11 @@ Try it: `evalkit analysis rates data/sample/annotations.jsonl --taxonomy data/sa
 or `evalkit review build data/sample/traces.jsonl --taxonomy data/sample/failure-modes.yaml
 --hide-metadata injected_failures --hide-metadata dropped_tool --out review.html` to label traces yourself
 (hiding the ground truth the traces carry).
+
+Draft failure modes from the notes, offline (the simulated drafter's recorded reply):
+`evalkit analysis draft-modes data/sample/annotations.jsonl --traces data/sample/traces.jsonl
+--subject support-agent --provider replay --cassette data/sample/draft-cassette.jsonl --out draft.yaml`
+(the bytes of `draft-modes.yaml`); ratify it with
+`evalkit review build data/sample/traces.jsonl --draft draft.yaml --labels data/sample/annotations.jsonl
+--out ratify.html`.
 """

@@ -37,6 +37,8 @@ def test_storage_key_is_a_digest_of_the_trace_ids():
     key = review_key(["a", "b"])
     assert key.startswith("evalkit-review:") and key == review_key(["a", "b"])
     assert key != review_key(["b", "a"]) and key != review_key(["a", "b", "c"])
+    # one reviewer's page never preloads another's labels from the same browser
+    assert review_key(["a", "b"], "ana") != review_key(["a", "b"], "ben") != key
     assert _data(render_review([make_trace("a"), make_trace("b")]))["storageKey"] == key
 
 

@@ -44,3 +44,27 @@ def test_window_is_configurable_and_validated():
     assert saturation_curve(_review({1: ("a",)}, 6), window=5).saturated
     with pytest.raises(ValueError, match="window"):
         saturation_curve(_review({}, 3), window=0)
+
+
+def test_new_modes_per_batch_and_more_review_suggested_until_the_curve_flattens():
+    from evalkit.analysis import saturation_by_batch
+
+    modes = [("a",), (), ("b",), (), (), ("a",), (), ("c",), (), (), (), (), (), (), (), (), (), (), ()]
+    labels = [note(f"t{i}", "fail" if m else "pass", m, minute=i) for i, m in enumerate(modes)]
+    early = saturation_by_batch(labels[:10], batch_size=4)
+    assert [(b.batch, b.reviewed, b.new, b.distinct) for b in early.batches] == [
+        (1, 4, ["a", "b"], 2), (2, 8, ["c"], 3), (3, 10, [], 3)]
+    assert early.suggest_more_review  # the last, partial batch does not count as flat
+    later = saturation_by_batch(labels, batch_size=4)
+    assert [b.new for b in later.batches] == [["a", "b"], ["c"], [], [], []]
+    assert later.flat and not later.suggest_more_review
+
+
+def test_saturation_by_batch_can_be_fed_by_the_ratified_coding():
+    from evalkit.analysis import saturation_by_batch
+
+    order = [note(f"t{i}", "fail", minute=i, text="open note") for i in range(6)]  # open coding: notes, no modes
+    coded = [note("t1", "fail", ("handoff",), annotator="kim", minute=20),
+             note("t4", "fail", ("handoff", "tour"), annotator="kim", minute=21)]
+    curve = saturation_by_batch(order + coded, batch_size=3, annotator="ana", coded_by="kim")
+    assert [b.new for b in curve.batches] == [["handoff"], ["tour"]]

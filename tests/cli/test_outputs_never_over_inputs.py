@@ -118,6 +118,18 @@ TABLE = [
     (["skill-eval", "propose", "stage", "--candidate", "candidate", "--agent-command", "true", "--out",
       "candidate/p.diff"], "candidate/p.diff", "candidate"),
     (["dataset", "merge", "suite.json", "suite.json"], "suite.json", "suite.json"),
+    (["analysis", "draft-modes", "labels.jsonl", "--provider", "replay", "--cassette", "cassette.jsonl", "--out",
+      "labels.jsonl"], "labels.jsonl", "labels.jsonl"),
+    (["analysis", "draft-modes", "labels.jsonl", "--provider", "replay", "--cassette", "cassette.jsonl", "--out",
+      "d.yaml", "--journal", "cassette.jsonl"], "cassette.jsonl", "cassette.jsonl"),
+    (["analysis", "ratify", "taxonomy.yaml", "export.json", "--out", "export.json"], "export.json", "export.json"),
+    (["analysis", "code-modes", "--taxonomy", "taxonomy.yaml", "--traces", "traces.jsonl", "--annotations",
+      "labels.jsonl", "--provider", "replay", "--cassette", "cassette.jsonl", "--out", "."], ".", "taxonomy.yaml"),
+    (["analysis", "adjudicate", "labels.jsonl", "verdicts.jsonl", "--at", "2026-01-01T00:00:00Z", "--out",
+      "verdicts.jsonl"],
+     "verdicts.jsonl", "verdicts.jsonl"),
+    (["review", "build", "traces.jsonl", "--draft", "taxonomy.yaml", "--out", "taxonomy.yaml"],
+     "taxonomy.yaml", "taxonomy.yaml"),
 ]
 
 

@@ -55,7 +55,8 @@ def test_an_unknown_parameter_is_an_error_naming_the_notebook_before_anything_ru
     assert main(["run", str(subject), "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert ("parameters.01_error_analysis.breakdown: notebook 01_error_analysis has no parameter 'breakdown' "
-            "(its parameters: sample_size, strategy, by, worst)") in err
+            "(its parameters: sample_size, strategy, by, worst, draft_file, ratification_file, coded_file, "
+            "saturation_batch)") in err
     assert not (out / "00_overview").exists()  # checked before the first notebook ran
 
 

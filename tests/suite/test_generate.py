@@ -27,7 +27,7 @@ def sample(tmp_path: Path) -> Path:
     for name in ("subject.yaml", "dataset.json", "failure-modes.yaml", "eval-matrix.yaml", "writer-cassette.jsonl",
                  "traces.jsonl", "human-labels.jsonl", "criterion-verdicts.jsonl", "expected-flow.json",
                  "behavior-tree.json", "annotations.jsonl", "agent-spec.yaml", "criterion-verdicts.prompt-v1.jsonl",
-                 "criterion-verdicts.prompt-v2.jsonl"):
+                 "criterion-verdicts.prompt-v2.jsonl", "draft-modes.yaml"):  # the subject's notebook 01 parameter
         shutil.copy(SAMPLE / name, folder / name)
     suite = json.loads((folder / "dataset.json").read_text())
     suite["cases"] = [c for c in suite["cases"] if c["source"] == "seed"]

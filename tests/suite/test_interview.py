@@ -191,7 +191,7 @@ def test_the_sample_interview_runs_from_an_answers_file(tmp_path, capsys):
     for name in ("subject.yaml", "dataset.json", "traces.jsonl", "human-labels.jsonl", "criterion-verdicts.jsonl",
                  "eval-matrix.yaml", "expected-flow.json", "behavior-tree.json", "annotations.jsonl",
                  "failure-modes.yaml", "agent-spec.yaml", "criterion-verdicts.prompt-v1.jsonl",
-                 "criterion-verdicts.prompt-v2.jsonl"):
+                 "criterion-verdicts.prompt-v2.jsonl", "draft-modes.yaml"):
         shutil.copy(sample / name, tmp_path / name)
     answers = _answers(tmp_path, {"dimensions": [{"name": "intent"}, {"name": "customer_tier"}, {"name": "channel"}],
                                   "seeds": [{"tuple": {"intent": "complaint", "customer_tier": "premium",

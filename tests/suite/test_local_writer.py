@@ -33,7 +33,7 @@ SAMPLE = Path(__file__).resolve().parents[2] / "data" / "sample"
 FILES = ("subject.yaml", "dataset.json", "failure-modes.yaml", "eval-matrix.yaml", "traces.jsonl",
          "human-labels.jsonl", "criterion-verdicts.jsonl", "criterion-verdicts.prompt-v1.jsonl",
          "criterion-verdicts.prompt-v2.jsonl", "expected-flow.json", "behavior-tree.json", "annotations.jsonl",
-         "agent-spec.yaml")
+         "agent-spec.yaml", "draft-modes.yaml")
 
 
 @pytest.mark.slow
