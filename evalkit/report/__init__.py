@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from evalkit.report.charts import (
         LEVEL_COLORS,
         bar_counts,
+        binned_counts,
         confusion_heatmap,
         cooccurrence_heatmap,
         distribution,
@@ -54,6 +55,7 @@ __all__ = [
     "bar_counts",
     "confusion_heatmap",
     "cooccurrence_heatmap",
+    "binned_counts",
     "distribution",
     "grouped_rates",
     "heatmap",
