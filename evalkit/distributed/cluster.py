@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 import os
 import shutil
@@ -40,30 +39,31 @@ default every scheduler, nanny and worker wakes every 20 ms (event-loop tick), t
 every 100 ms and each worker samples its own stack every 10 ms for the dashboard's profile. Idle, a
 two-worker cluster then used about 0.13 CPU seconds a second; with these, about 0.02 (measured here)."""
 
-WORKER_START = "fork" if sys.platform == "linux" else "spawn"
+WORKER_START = "forkserver" if sys.platform == "linux" else "spawn"
 """How a local cluster starts its worker processes. Dask spawns them by default: each is a fresh
 interpreter importing Dask and evalkit again (about 1.5 CPU seconds, on cores the work shares) before
-its first partition. Forked, a worker starts with everything this process has imported, in a tenth
-of a second (measured: 600 long traces on two workers, 9.4 CPU seconds in all against 14.3, 0.5 s
-to start against 1.6 s). Only on Linux: forking is unsafe on macOS. Dask forks from a thread of
-its own while its event loop runs in another; the child keeps only the forking thread and starts a
-worker of its own, as Dask's ``multiprocessing-method: fork`` does. A method set in Dask's own
-configuration other than its default is kept (``DASK_DISTRIBUTED__WORKER__MULTIPROCESSING_METHOD=forkserver``
-where forking a threaded process is not wanted)."""
+its first partition. With a fork server, one process imports Dask and evalkit's facades (:data:`WARM`)
+once and forks each worker from itself, so a worker starts with all of it. Not a plain fork of this
+process: it runs threads (Dask's event loop, its logging), and a child forked while one of them held a
+lock waits on it for ever (seen: a worker stuck flushing a log line, the cluster never up, a test run
+hung). The fork server is single-threaded, and it exits when this process does. Only on Linux. A method
+set in Dask's own configuration other than its default is kept."""
+
+WARM = "evalkit.distributed.warm"
+"""The module the fork server imports before forking workers (it loads the facades' names)."""
 
 
-LOADED_BEFORE_FORK = ("evalkit.contracts", "evalkit.traces", "evalkit.flow", "evalkit.checks", "evalkit.distributed")
-"""The facades per-trace tasks read from, every name of them loaded before forking the workers: these
-facades load their names on first use (so a command's start stays light), and a forked worker that
-loads them itself, after the fork, pays for it on every worker (about 2 CPU seconds each, measured on
-flow graphs)."""
+def _warm_fork_server() -> None:
+    """Add :data:`WARM` to the modules the fork server imports, after those Dask asks for (distributed and
+    its packages). Dask chooses its list once per process; a fork server already running is not changed."""
+    from multiprocessing import forkserver
 
+    from distributed.utils import get_mp_context
 
-def _load_before_fork() -> None:
-    for package in LOADED_BEFORE_FORK:
-        facade = importlib.import_module(package)
-        for name in facade.__all__:
-            getattr(facade, name)
+    context = get_mp_context()  # Dask's own preload list, set once per process
+    preload = list(getattr(forkserver._forkserver, "_preload_modules", None) or [])
+    if WARM not in preload:
+        context.set_forkserver_preload([*preload, WARM])
 
 
 def _distributed():  # imported late: Dask is an optional extra, and slow to import
@@ -117,22 +117,27 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None,
     if start == "spawn":  # Dask's default; a method the user configured (forkserver, say) is kept
         start = WORKER_START
     if start == "fork":
-        _load_before_fork()
+        from evalkit.distributed.warm import load_facades
+
+        load_facades()
     preload = [*dask.config.get("distributed.worker.preload", []), LIFELINE]
     # The workers' spill and lock files in a folder of this run's own, removed with it: Dask's default
     # (dask-scratch-space/ in the temporary folder) outlives every run.
     scratch = tempfile.mkdtemp(prefix="evalkit-dask-")
-    local = dask.config.set({**QUIET_LOCAL_CLUSTER, "distributed.worker.multiprocessing-method": start,
-                             "distributed.worker.preload": preload, COMMAND: os.getpid(),
-                             "temporary-directory": scratch})
     try:
-        with local, distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                             host=LOOPBACK, dashboard_address=f"{LOOPBACK}:0",
-                                             local_directory=scratch, silence_logs=logging.ERROR) as cluster, \
-                distributed.Client(cluster) as client:
-            if announce is not None:
-                announce(f"local Dask cluster of {workers} worker process{'es' if workers != 1 else ''} "
-                         f"started in {time.perf_counter() - started:.1f}s")
-            yield client
+        # dask.config.set applies on creation and undoes on exit: one block holds the whole cluster's life.
+        with dask.config.set({**QUIET_LOCAL_CLUSTER, "distributed.worker.multiprocessing-method": start,
+                              "distributed.worker.preload": preload, COMMAND: os.getpid(),
+                              "temporary-directory": scratch}):
+            if start == "forkserver":
+                _warm_fork_server()
+            with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                          host=LOOPBACK, dashboard_address=f"{LOOPBACK}:0",
+                                          local_directory=scratch, silence_logs=logging.ERROR) as cluster, \
+                    distributed.Client(cluster) as client:
+                if announce is not None:
+                    announce(f"local Dask cluster of {workers} worker process{'es' if workers != 1 else ''} "
+                             f"started in {time.perf_counter() - started:.1f}s")
+                yield client
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

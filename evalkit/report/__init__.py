@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from evalkit.report.charts import (
         LEVEL_COLORS,
         bar_counts,
+        binned_counts,
         confusion_heatmap,
         cooccurrence_heatmap,
         distribution,
@@ -56,6 +57,7 @@ __all__ = [
     "content_security_policy",
     "confusion_heatmap",
     "cooccurrence_heatmap",
+    "binned_counts",
     "distribution",
     "draw_charts_as_svg",
     "grouped_rates",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import altair as alt
@@ -59,27 +60,66 @@ def bar_counts(counts: Mapping[str, int], *, label: str, value: str = "count",
     return (bars + text).properties(width=WIDTH, height=max(60, 22 * len(counts)))
 
 
+def _nice_step(span: float, bins: int) -> float:
+    """A bin width of 1, 2 or 5 times a power of ten giving at most ``bins`` bins over ``span`` (as Vega's)."""
+    raw = span / bins if span > 0 else 1.0
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    return next(magnitude * m for m in (1, 2, 5, 10) if magnitude * m >= raw * (1 - 1e-9))
+
+
+def binned_counts(frame: pl.DataFrame, column: str, *, by: str | None = None, bins: int = 30) -> pl.DataFrame:
+    """``column``'s values counted in bins of a nice width (``bin_start``, ``bin_end``, [``by``,] ``count``).
+
+    The chart embeds these counts, not the rows: a page of 100,000 observations carries at most ``bins`` rows
+    a group (altair refuses to embed more than 5,000 rows, and the page would carry every value).
+    """
+    keys = [c for c in (column, by) if c]
+    data = frame.select(keys).drop_nulls()
+    schema = {"bin_start": pl.Float64, "bin_end": pl.Float64, **({by: data.schema[by]} if by else {}),
+              "count": pl.Int64}
+    if data.is_empty():
+        return pl.DataFrame(schema=schema)
+    low, high = float(data[column].min()), float(data[column].max())
+    step = _nice_step(high - low, bins)
+    first = math.floor(low / step) * step
+    index = ((pl.col(column) - first) / step).floor().cast(pl.Int64).clip(0, None).alias("bin")
+    counted = (data.with_columns(index).group_by(["bin", *([by] if by else [])]).len("count")
+               .sort(["bin", *([by] if by else [])]))
+    # Rounded so 0.1 steps read 0.3, not 0.30000000000000004, in the page.
+    edges = pl.col("bin").cast(pl.Float64) * step + first
+    return counted.select(edges.round(12).alias("bin_start"), (edges + step).round(12).alias("bin_end"),
+                          *([pl.col(by)] if by else []), pl.col("count").cast(pl.Int64))
+
+
 def distribution(frame: pl.DataFrame, column: str, *, by: str | None = None, title: str | None = None,
-                 log: bool = False, bins: int = 30) -> alt.Chart:
-    """A histogram of ``column`` (optionally one colour per ``by`` group), nulls left out."""
+                 log: bool = False, bins: int = 30, y_title: str = "observations",
+                 colors: Mapping[str, str] | None = None) -> alt.Chart:
+    """A histogram of ``column`` (optionally one colour per ``by`` group, stacked), nulls left out.
+
+    The bins are counted here (:func:`binned_counts`), so the page holds counts, not every value. ``log``
+    bins log10 of the positive values and labels the axis so. ``colors`` maps each ``by`` group to its
+    colour (in that order); without it observation types and levels get their fixed colours.
+    """
     data = frame.select([c for c in (column, by) if c]).drop_nulls()
+    axis_title = title or column
     if log:
-        data = data.filter(pl.col(column) > 0)
-    x = alt.X(f"{column}:Q", bin=alt.Bin(maxbins=bins), title=title or column,
-              scale=alt.Scale(type="log") if log else alt.Undefined)
-    if log:
-        # Binning on a log scale: bin the log10 value and label the axis in the original unit.
-        data = data.with_columns(pl.col(column).log10().alias(f"log10_{column}"))
-        x = alt.X(f"log10_{column}:Q", bin=alt.Bin(maxbins=bins), title=f"log10 {title or column}")
-    # No bin holds more than all the rows: ticks at every whole number up to that (outside the domain, unused).
-    enc = {"x": x, "y": alt.Y("count():Q", title="observations", axis=count_axis(data.height))}
+        data = data.filter(pl.col(column) > 0).select(pl.col(column).log10(), *([pl.col(by)] if by else []))
+        axis_title = f"log10 {axis_title}"
+    counts = binned_counts(data, column, by=by, bins=bins)
+    largest = int(counts.group_by("bin_start").agg(pl.col("count").sum())["count"].max() or 0) if counts.height else 0
+    enc = {"x": alt.X("bin_start:Q", bin="binned", title=axis_title), "x2": "bin_end:Q",
+           "y": alt.Y("count:Q", title=y_title, stack=True, axis=count_axis(largest)),
+           "tooltip": ["bin_start:Q", "bin_end:Q", *([f"{by}:N"] if by else []), "count:Q"]}
     if by:
-        groups = sorted(set(data[by].to_list()))
-        palette = TYPE_COLORS if by == "type" else LEVEL_COLORS if by == "level" else {}
-        scale = (alt.Scale(domain=groups, range=[palette.get(g, "#bab0ac") for g in groups])
-                 if palette and all(g in palette for g in groups) else alt.Undefined)
-        enc["color"] = alt.Color(f"{by}:N", title=by, scale=scale)
-    return alt.Chart(data).mark_bar(opacity=0.85).encode(**enc).properties(width=WIDTH, height=220)
+        groups = sorted(set(counts[by].to_list()))
+        if colors is not None:
+            scale = alt.Scale(domain=list(colors), range=list(colors.values()))
+        else:
+            palette = TYPE_COLORS if by == "type" else LEVEL_COLORS if by == "level" else {}
+            scale = (alt.Scale(domain=groups, range=[palette.get(g, "#bab0ac") for g in groups])
+                     if palette and all(g in palette for g in groups) else alt.Undefined)
+        enc["color"] = alt.Color(f"{by}:N", title=None if colors is not None else by, scale=scale)
+    return alt.Chart(counts).mark_bar(opacity=0.85).encode(**enc).properties(width=WIDTH, height=220)
 
 
 def confusion_heatmap(tp: int, fn: int, fp: int, tn: int, *, title: str = "") -> alt.Chart:

@@ -15,5 +15,6 @@ def _slow_start(self: multiprocessing.process.BaseProcess) -> None:
     _start(self)
 
 
-multiprocessing.process.BaseProcess.start = _slow_start  # type: ignore[method-assign]
-sys.exit(main(sys.argv[1:]))
+if __name__ == "__main__":  # a worker started by the fork server imports this file again, as __mp_main__
+    multiprocessing.process.BaseProcess.start = _slow_start  # type: ignore[method-assign]
+    sys.exit(main(sys.argv[1:]))
