@@ -133,7 +133,10 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None,
                 _warm_fork_server()
             with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                           host=LOOPBACK, dashboard_address=f"{LOOPBACK}:0",
-                                          local_directory=scratch, silence_logs=logging.ERROR) as cluster, \
+                                          local_directory=scratch, silence_logs=logging.ERROR,
+                                          # the fork server's environment is the one it started with
+                                          # (a run earlier in this process); each worker takes today's
+                                          env=dict(os.environ)) as cluster, \
                     distributed.Client(cluster) as client:
                 if announce is not None:
                     announce(f"local Dask cluster of {workers} worker process{'es' if workers != 1 else ''} "

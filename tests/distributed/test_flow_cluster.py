@@ -203,3 +203,27 @@ def test_workers_forked_from_a_light_start_still_have_the_per_trace_packages_loa
                           timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[True]"
+
+
+_ENV_AFTER_THE_FORK_SERVER = """
+import os
+from evalkit.distributed.cluster import dask_client
+with dask_client(workers=1) as client:   # starts the fork server with this environment
+    pass
+os.environ["EVALKIT_SEEN"] = "set after the fork server started"
+with dask_client(workers=1) as client:
+    print(sorted(set(client.run(lambda: os.environ.get("EVALKIT_SEEN", "missing")).values())))
+"""
+
+
+@pytest.mark.slow
+def test_workers_of_a_second_cluster_see_the_environment_of_now_not_of_the_fork_server():
+    """Workers are forked from a server started with the first cluster of a process: without the nanny's
+    environment, a key set since (a test's monkeypatched credential, a notebook's) would not reach them."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _ENV_AFTER_THE_FORK_SERVER], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "['set after the fork server started']"
