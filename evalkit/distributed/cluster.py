@@ -39,15 +39,30 @@ default every scheduler, nanny and worker wakes every 20 ms (event-loop tick), t
 every 100 ms and each worker samples its own stack every 10 ms for the dashboard's profile. Idle, a
 two-worker cluster then used about 0.13 CPU seconds a second; with these, about 0.02 (measured here)."""
 
-WORKER_START = "forkserver" if sys.platform == "linux" else "spawn"
-"""How a local cluster starts its worker processes. Dask spawns them by default: each is a fresh
-interpreter importing Dask and evalkit again (about 1.5 CPU seconds, on cores the work shares) before
-its first partition. With a fork server, one process imports Dask and evalkit's facades (:data:`WARM`)
-once and forks each worker from itself, so a worker starts with all of it. Not a plain fork of this
-process: it runs threads (Dask's event loop, its logging), and a child forked while one of them held a
-lock waits on it for ever (seen: a worker stuck flushing a log line, the cluster never up, a test run
-hung). The fork server is single-threaded, and it exits when this process does. Only on Linux. A method
-set in Dask's own configuration other than its default is kept."""
+def worker_start() -> str:
+    """How a local cluster starts its worker processes: ``forkserver`` on Linux, else ``spawn``.
+
+    Dask spawns them by default: each is a fresh interpreter importing Dask and evalkit again (about 1.5
+    CPU seconds, on cores the work shares) before its first partition. With a fork server, one process
+    imports Dask and evalkit's facades (:data:`WARM`) once and forks each worker from itself, so a worker
+    starts with all of it. Not a plain fork of this process: it runs threads (Dask's event loop, its
+    logging), and a child forked while one of them held a lock waits on it for ever (seen: a worker stuck
+    flushing a log line, the cluster never up, a test run hung). The fork server is single-threaded, and
+    it exits when this process does. It listens on a socket in the temporary folder, whose path may hold
+    at most 107 bytes: under a longer ``TMPDIR`` the workers are spawned.
+    """
+    if sys.platform != "linux":
+        return "spawn"
+    if len(os.fsencode(tempfile.gettempdir())) + _FORK_SERVER_SOCKET > _SOCKET_PATH_MAX:
+        return "spawn"
+    return "forkserver"
+
+
+_FORK_SERVER_SOCKET = len("/pymp-xxxxxxxx/listener-xxxxxxxx")
+"""What multiprocessing adds to the temporary folder's path for the fork server's socket."""
+
+_SOCKET_PATH_MAX = 107
+"""The longest path a Unix socket may have on Linux (108 bytes with the closing NUL)."""
 
 WARM = "evalkit.distributed.warm"
 """The module the fork server imports before forking workers (it loads the facades' names)."""
@@ -114,8 +129,8 @@ def dask_client(*, workers: int | None = None, scheduler: str | None = None,
     # Loopback only, and the dashboard on a free port: nothing listens beyond this machine, and two
     # runs at once do not fight over Dask's default ports.
     start = dask.config.get("distributed.worker.multiprocessing-method")
-    if start == "spawn":  # Dask's default; a method the user configured (forkserver, say) is kept
-        start = WORKER_START
+    if start == "spawn":  # Dask's default; a method the user configured is kept
+        start = worker_start()
     if start == "fork":
         from evalkit.distributed.warm import load_facades
 

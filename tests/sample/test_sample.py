@@ -103,7 +103,7 @@ def test_two_generations_are_byte_identical(tmp_path, capsys):
     assert "wrote " in printed and "traces.jsonl (300 records" in printed
     names = sorted(p.name for p in a.iterdir())
     assert names == sorted(p.name for p in b.iterdir())
-    assert len(names) == 18  # + the judge: specs, cassette, runs sidecar
+    assert len(names) == 21  # + the judge (specs, cassette, runs sidecar), the case writer's and the drafter's cassettes, the draft
     for name in names:
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
