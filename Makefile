@@ -103,14 +103,15 @@ lint: $(STAMP)
 	$(BIN)/ruff check evalkit tests benchmarks
 	$(BIN)/lint-imports
 
-# The everyday loop: every test but those marked slow (one smoke of each slow kind stays in)
+# The everyday loop: every test but those marked slow (one smoke of each slow kind stays in); the ten
+# slowest are listed at the end, so a test that grows slow is seen the day it does
 test: lint
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow" --durations=10
 
 # Everything, slow tests and the benchmarks' smoke included, on TEST_WORKERS processes: what CI runs
 TEST_WORKERS ?= 2
 test-all: lint
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --durations=10
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks
