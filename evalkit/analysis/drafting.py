@@ -157,9 +157,9 @@ def parse_draft_reply(text: str, note_count: int) -> dict[str, Any]:
     """
     import orjson
 
-    body = text.strip()
-    if body.startswith("```") and body.endswith("```") and body.count("```") == 2:
-        body = body[3:-3].removeprefix("json").strip()
+    from evalkit.judge import reply_body
+
+    body = reply_body(text)
     try:
         reply = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
