@@ -286,7 +286,10 @@ def run_subject(subject_path: str | Path, out_dir: str | Path, *, only: list[str
     nb_dir = Path(notebooks_dir) if notebooks_dir else default_notebooks_dir()
     missing = [n for n in names if not (nb_dir / f"{n}.ipynb").is_file()]
     if missing:
-        raise InputError(f"notebook not found: {', '.join(f'{n}.ipynb' for n in missing)} in {nb_dir}")
+        hint = (f"; --notebooks names the folder holding the notebooks, --only {nb_dir.name} runs one of the "
+                f"subject's" if nb_dir.name in names and not nb_dir.is_dir() else "")
+        raise InputError(f"notebook not found: {', '.join(f'{n}.ipynb' for n in missing)} in {nb_dir}{hint}",
+                         path="--notebooks")
     # Every notebook's parameters are checked before the first one runs: a typo fails in a second.
     own = {n: notebook_parameters(resolved.path, subject.parameters.get(n, {}), nb_dir / f"{n}.ipynb")
            for n in names}

@@ -137,3 +137,12 @@ def test_a_failing_cell_is_named_as_in_the_source_notebook(tmp_path, notebook, c
     assert run.status == "failed" and run.cell == cell - 1
     assert "".join(source[run.cell]["source"]) == first_line
     assert run.error == f"{notebook}: cell {cell} ({first_line}) raised {error}"
+
+
+def test_a_notebook_name_given_as_the_notebooks_folder_is_told_apart(fixture_subject, tmp_path, monkeypatch):
+    """`evalkit run S --notebooks 00_overview` read as a folder said only 'not found ... in 00_overview'."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError) as err:
+        run_subject(fixture_subject, tmp_path / "run", notebooks_dir="00_overview")
+    assert "--only 00_overview runs one of the subject's" in str(err.value)
+    assert not (tmp_path / "run").exists()
