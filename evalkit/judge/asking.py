@@ -7,7 +7,8 @@ temperature, token cap and prompt digest, as the judge's), then a call (:func:`e
 the retry policy, one correction turn for an invalid reply, the caller's ``parse``). Given a token counter and
 the model's context (:func:`~evalkit.judge.judge_setup`), a prompt that cannot fit with the reply's cap is
 refused before the call, as the judge's runner refuses it. Each new reply is journaled as it lands and cached;
-tokens and cost are counted (a replayed reply costs nothing now), and once ``budget`` is spent no call starts.
+tokens and cost are counted (a replayed reply costs nothing now), and a call starts only when what it may
+cost fits what is left of ``budget``.
 
 The judge's own runner (:mod:`evalkit.judge.runner`) writes verdicts and their run records; what is asked here
 has another shape, so it shares everything below that: the providers, the call, the cache, the journal files,
@@ -31,6 +32,7 @@ from evalkit.judge.cost import PriceTable
 from evalkit.judge.journal import append_lines, drop_cut_off_tail, iter_journal, journal_lock
 from evalkit.judge.providers.tokens import TokenCounter, fits
 from evalkit.judge.reply_cap import DEFAULT_MAX_TOKENS
+from evalkit.judge.run_control import Budget
 
 
 class Asked(Protocol):
@@ -123,7 +125,9 @@ class Asker:
         cache: the reply cache, or None.
         concurrency: calls in flight at most.
         prices: the price table (the built-in one by default).
-        budget: USD; once spent no call starts and the prompts left get no answer (saying why).
+        budget: USD; each call first reserves what it may cost (its prompt, counted or estimated, and a reply
+            at the token cap), as the judge runner's ``--max-cost`` does, so calls in flight never overrun it;
+            a prompt whose call does not fit what is left gets no answer (saying why).
         retry: the retry policy.
         counter: counts each prompt's tokens (:attr:`~evalkit.judge.JudgeSetup.counter`); with ``context``, a
             prompt that cannot fit with the reply's cap gets no call and an answer saying why.
@@ -136,6 +140,8 @@ class Asker:
                  retry: RetryPolicy | None = None, counter: TokenCounter | None = None,
                  context: int | None = None) -> None:
         self.provider, self.parse, self.cache, self.budget = provider, parse, cache, budget
+        # --max-cost as the judge runner holds it: each call reserves what it may cost before it starts
+        self._money = Budget(budget) if budget is not None else None
         self.prices = prices or PriceTable.load()
         self.policy = retry or RetryPolicy()
         self.counter, self.context = counter, context
@@ -178,28 +184,47 @@ class Asker:
             _, text, in_t, out_t, cost, _ = hit
             s.cache_hits += 1
             return Answer(parse(text), (in_t, out_t), cost, 0, True, None)
-        if self.counter is not None and self.context is not None:
-            count = await self.counter.count(prompt.messages, prompt.schema, mode=getattr(self.provider, "mode", None))
-            why = fits(count, int(getattr(self.provider, "max_tokens", None) or DEFAULT_MAX_TOKENS), self.context)
+        cap = int(getattr(self.provider, "max_tokens", None) or DEFAULT_MAX_TOKENS)
+        prompt_tokens = None
+        if (self.counter is not None and self.context is not None) or self._money is not None:
+            counter = self.counter or TokenCounter()  # the estimate, for a budget without a counter
+            count = await counter.count(prompt.messages, prompt.schema, mode=getattr(self.provider, "mode", None))
+            prompt_tokens = count.tokens
+            why = fits(count, cap, self.context)
             if why is not None:
                 s.errors += 1
                 return Answer(None, (count.tokens, None), None, 0, False, why)
+        # What the call may cost at most (its prompt and a reply at the cap); a replayed reply spends nothing.
+        estimate = 0.0 if self.provider.name == "replay" or prompt_tokens is None else \
+            (self.prices.cost(self.provider.model, prompt_tokens, cap) or 0.0)
         async with self.slots:  # the budget is read when a slot is free: the calls that held it have landed
-            if self.budget is not None and s.cost_usd >= self.budget:
+            if self._money is not None and (s.cost_usd >= self.budget or not self._money.reserve(estimate)):
                 s.errors += 1
-                return Answer(None, (None, None), None, 0, False, f"the budget of ${self.budget:g} was spent")
-            outcome = await judge_once(self.provider, list(prompt.messages), prompt.schema, key=label,
-                                       policy=self.policy, on_call=self._count_call, parse=parse)
+                return Answer(None, (None, None), None, 0, False,
+                              f"the budget of ${self.budget:g} was spent (${self._money.spent:.4f} spent, "
+                              f"${self._money.reserved:.4f} held by calls in flight, the next call could cost up "
+                              f"to ${estimate:.4f})")
+            try:
+                outcome = await judge_once(self.provider, list(prompt.messages), prompt.schema, key=label,
+                                           policy=self.policy, on_call=self._count_call, parse=parse)
+            except BaseException:
+                if self._money is not None:
+                    self._money.settle(estimate, None)  # an unknown outcome is held at what it may have cost
+                raise
         tokens = (outcome.input_tokens, outcome.output_tokens)
         s.input_tokens += outcome.input_tokens or 0
         s.output_tokens += outcome.output_tokens or 0
         cost = self.prices.cost(self.provider.model, outcome.input_tokens, outcome.output_tokens)
         if self.provider.name == "replay":
-            pass  # a replayed reply spends nothing now
+            cost_now = 0.0  # a replayed reply spends nothing now
         elif cost is None:
             s.unknown_cost_calls += outcome.attempts
+            cost_now = None
         else:
             s.cost_usd += cost
+            cost_now = cost
+        if self._money is not None:
+            self._money.settle(estimate, cost_now)
         if outcome.output is None:
             s.errors += 1
         else:

@@ -95,13 +95,29 @@ def test_replies_are_journaled_and_cached_and_counted_in_cost(tmp_path):
         run([LEAP], other, tmp_path)
 
 
+def _worst_case(prices, verdict) -> float:
+    """What one verifier call may cost: its prompt (estimated) and a reply at the token cap."""
+    from evalkit.judge import TokenCounter
+
+    prompt = verifier_prompt(verdict, TRACE, SPEC)
+    count = run_coroutine(TokenCounter().count(prompt.messages, prompt.schema))
+    return prices.cost("verifier-1", count.tokens, 1024)
+
+
 def test_a_spent_budget_leaves_the_rest_not_verified(tmp_path):
     prices = PriceTable.load()
     prices.prices["verifier-1"] = (1000.0, 1000.0)
     provider = ScriptedProvider(verifier, model="verifier-1")
-    after, _, summary = run([GROUNDED, LEAP], provider, tmp_path, prices=prices, budget=0.01, concurrency=1)
-    assert summary.calls == 1 and after[1].result == "uncertain"
+    budget = round(1.2 * _worst_case(prices, GROUNDED), 4)
+    after, _, summary = run([GROUNDED, LEAP], provider, tmp_path, prices=prices, budget=budget, concurrency=1)
+    assert summary.calls == 2 and summary.cost_usd <= budget  # the first cost far less than it might have
+    after, _, summary = run([GROUNDED, LEAP], provider, tmp_path / "small", prices=prices, budget=0.01,
+                            concurrency=1)
+    # $0.01 holds no call's worst case: nothing is asked (reading only what was spent, the first call started
+    # and spent $0.12 of a $0.01 budget)
+    assert summary.calls == 0 and summary.cost_usd == 0 and after[1].result == "uncertain"
     assert "not verified: the budget of $0.01 was spent" in after[1].blocked_by.text
+    assert "the next call could cost up to" in after[1].blocked_by.text
 
 
 def test_the_verifier_reply_must_name_the_gap_when_unsupported():
