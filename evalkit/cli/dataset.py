@@ -233,7 +233,8 @@ def add_dataset_parser(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--expected", choices=("auto", "yes", "no"), default="auto",
                    help="ask for each case's expected behaviour: auto (when the matrix judges behaviour), yes, no")
     g.add_argument("--concurrency", type=int, default=4, metavar="N", help="calls in flight (default 4)")
-    g.add_argument("--max-cost", type=float, metavar="USD", help="no call starts once this much is spent")
+    g.add_argument("--max-cost", type=float, metavar="USD", help="a call starts only when what it may cost (its prompt "
+                   "and a reply at the token cap) fits what is left of this budget")
     g.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="per call (default 120)")
     g.set_defaults(func=_cmd_generate)
 

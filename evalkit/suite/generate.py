@@ -146,7 +146,7 @@ def generate_cases(subject_or_dataset: str | Path, provider: Any, *, n: int = 3,
         journal: the replies' journal (resumed from); default ``OUT.journal.jsonl``.
         cache: a reply cache (SQLite, shared with judge runs), or None.
         concurrency: calls in flight at most.
-        max_cost: USD; no call starts once this much is spent (the tuples left are said).
+        max_cost: USD; a call starts only when its worst case fits what is left (the tuples left are said).
         merge_into_suite: also merge the cases kept into the suite (append-only, version + 1).
         cassette, record, timeout: for a pin: the replay provider's cassette, a cassette to record live replies
             to, seconds per call.
