@@ -47,6 +47,7 @@ BUILT_IN: tuple[FormatEntry, ...] = (
     FormatEntry("atif", "evalkit.traces.atif", "looks_like_atif", "read_atif", takes_context=True),
     FormatEntry("openai-chat", "evalkit.traces.openai_chat", "looks_like_openai_chat", "read_openai_chat",
                 takes_context=True),
+    FormatEntry("pairwise", "evalkit.traces.pairwise", "looks_like_pairwise", "read_pairwise", takes_context=True),
     # Last: a record with a chat's messages and a prompt field is a chat.
     FormatEntry("single-turn", "evalkit.traces.single_turn", "looks_like_single_turn", "read_single_turn",
                 takes_context=True),

@@ -46,10 +46,13 @@ def explain_not_traces(value: Any) -> str | None:
     if plugin is not None:
         return (f"this looks like {plugin}, which evalkit reads through a trace-format plug-in: install the "
                 "example one with `pip install -e examples/plugins` (from an evalkit checkout)")
-    if _is_pairwise_judgment(value):
+    if _is_pairwise_judgment(value):  # the pairwise format read it if it had a prompt and two answers of text
+        from evalkit.traces.pairwise import ANSWER_PAIRS
+        from evalkit.traces.single_turn import PROMPT_KEYS
+
         keys = ", ".join(k for k in value if not k.startswith("_"))
-        return ("these records look like pairwise judge results (an instruction, two outputs and a "
-                f"preference; keys: {keys}), not agent traces: there are no steps or model calls to import. "
-                "Pairwise preferences are not pass/fail labels either. To audit the judge that made them "
-                "(position, length and family bias): `evalkit judge audit --pairwise FILE`")
+        return ("these records look like pairwise judge results (two answers and a preference; keys: "
+                f"{keys}), but the pairwise format needs a prompt field ({', '.join(PROMPT_KEYS)}) and a pair "
+                f"of answers ({', '.join('/'.join(p) for p in ANSWER_PAIRS)}), all text: rename the fields, "
+                "or audit the judge that made them with `evalkit judge audit --pairwise FILE`")
     return None

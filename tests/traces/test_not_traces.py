@@ -4,32 +4,19 @@ import json
 
 import pytest
 
-from evalkit.cli import main
 from evalkit.errors import InputError
 from evalkit.traces import load
 from evalkit.traces.formats import FORMATS
 
-PAIRWISE = [{"input": "Write a poem.", "output_1": "Roses...", "output_2": "Violets...", "label": 1,
-             "results": [{"swap = False": {"completion": ["Output (a)", "stop"], "winner": "1"}}]}]
 
-
-def test_pairwise_judge_results_are_named_as_such(tmp_path):
+def test_a_pair_without_a_prompt_is_named_as_pairwise_and_says_what_is_missing(tmp_path):
     path = tmp_path / "result.json"
-    path.write_text(json.dumps(PAIRWISE))
+    path.write_text(json.dumps([{"output_1": "Roses...", "output_2": "Violets...", "label": 1}]))
     with pytest.raises(InputError, match="pairwise judge results") as caught:
         load(path)
-    assert "output_1, output_2, label" in caught.value.message
+    assert "needs a prompt field" in caught.value.message
     assert "evalkit judge audit --pairwise FILE" in caught.value.message  # where such a file is read
     assert caught.value.file == str(path)
-
-
-def test_the_cli_says_it_in_one_line_and_exits_1(tmp_path, capsys):
-    path = tmp_path / "result.json"
-    path.write_text(json.dumps(PAIRWISE))
-    assert main(["traces", "import", str(path), "--out", str(tmp_path / "out.jsonl")]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and "not agent traces" in err and "Traceback" not in err
-    assert not (tmp_path / "out.jsonl").exists()
 
 
 def test_unknown_data_keeps_the_generic_hint(tmp_path):
