@@ -16,18 +16,10 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+from evalkit.io.atomic import process_alive
+
 PREFIX = "evalkit-kernels-"
 RUNTIME_ENV = "JUPYTER_RUNTIME_DIR"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive
-        return True
-    return True
 
 
 def remove_left_behind(parent: Path) -> list[Path]:
@@ -35,7 +27,7 @@ def remove_left_behind(parent: Path) -> list[Path]:
     removed = []
     for folder in parent.glob(f"{PREFIX}*"):
         pid = folder.name.removeprefix(PREFIX)
-        if pid.isdigit() and folder.is_dir() and not folder.is_symlink() and not _alive(int(pid)):
+        if pid.isdigit() and folder.is_dir() and not folder.is_symlink() and not process_alive(int(pid)):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(folder)
     return removed

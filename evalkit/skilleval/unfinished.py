@@ -14,17 +14,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from evalkit.io.atomic import process_alive
+
 MARKER_PREFIX = ".running-"
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: alive
-        return True
-    return True
 
 
 def mark_running(out: Path) -> Path:
@@ -39,7 +31,7 @@ def remove_killed_stage(out: Path, stage_file: str, say: Callable[[str], None]) 
     if not out.is_dir() or out.is_symlink() or (out / stage_file).exists():
         return False
     pids = [m.name.removeprefix(MARKER_PREFIX) for m in out.glob(f"{MARKER_PREFIX}*")]
-    if not pids or not all(p.isdigit() for p in pids) or any(_alive(int(p)) for p in pids):
+    if not pids or not all(p.isdigit() for p in pids) or any(process_alive(int(p)) for p in pids):
         return False
     shutil.rmtree(out)
     say(f"removed {out}: a stage left unsealed by a run that was killed (process {', '.join(pids)} is gone; "
