@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -32,7 +32,7 @@ from evalkit.contracts.trace import Trace
 from evalkit.contracts.verdict import BlockedBy, CriterionVerdict, Ref
 from evalkit.errors import InputError
 from evalkit.io.canonical import canonical_line, compact_sorted_json
-from evalkit.judge.asking import Asker
+from evalkit.judge.asking import Asker, AskSummary
 from evalkit.judge.cache import JudgeCache
 from evalkit.judge.calls import RetryPolicy, reply_body
 from evalkit.judge.cost import PriceTable
@@ -154,7 +154,7 @@ def parse_verifier_output(text: str) -> dict[str, Any]:
 
 @dataclass
 class VerifySummary:
-    """What the verifier did over a run's verdicts."""
+    """What the verifier did over a run's verdicts; its calls, tokens and cost are its asker's."""
 
     checked: int = 0
     """Pass and fail verdicts the verifier was asked about (after the refs check)."""
@@ -162,14 +162,16 @@ class VerifySummary:
     downgraded: int = 0
     not_verified: int = 0
     """Downgraded because the verifier gave no answer (an error, the budget)."""
-    calls: int = 0
-    cache_hits: int = 0
-    resumed: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    unknown_cost_calls: int = 0
+    asked: AskSummary = field(default_factory=AskSummary)
     records_path: Path | None = None
+
+    calls = property(lambda self: self.asked.calls)
+    cache_hits = property(lambda self: self.asked.cache_hits)
+    resumed = property(lambda self: self.asked.resumed)
+    input_tokens = property(lambda self: self.asked.input_tokens)
+    output_tokens = property(lambda self: self.asked.output_tokens)
+    cost_usd = property(lambda self: self.asked.cost_usd)
+    unknown_cost_calls = property(lambda self: self.asked.unknown_cost_calls)
 
     def describe(self) -> str:
         cost = f"${self.cost_usd:.4f}" + (" + unknown" if self.unknown_cost_calls else "")
@@ -200,7 +202,8 @@ async def verify_with_llm(verdicts: Iterable[CriterionVerdict], traces_by_id: Ma
         cache: the run's reply cache, shared with the judge (keys differ: another prompt and provider pin).
         concurrency: verifier calls in flight at most.
         prices: the price table; the built-in one by default.
-        budget: USD the verifier may spend; once spent no call starts and the verdicts left are not verified.
+        budget: USD the verifier may spend; a call starts only when what it may cost fits what is left, and the
+            verdicts left are not verified.
         retry: the retry policy.
 
     Returns:
@@ -240,10 +243,7 @@ async def verify_with_llm(verdicts: Iterable[CriterionVerdict], traces_by_id: Ma
         results = await asyncio.gather(*(one(v) for v in given))
     finally:
         asker.close()
-    asked = asker.summary
-    summary.calls, summary.cache_hits, summary.resumed = asked.calls, asked.cache_hits, asked.resumed
-    summary.input_tokens, summary.output_tokens = asked.input_tokens, asked.output_tokens
-    summary.cost_usd, summary.unknown_cost_calls = asked.cost_usd, asked.unknown_cost_calls
+    summary.asked = asker.summary
     records = sorted((r for _, r in results if r is not None), key=lambda r: (r.criterion_id, r.trace_id))
     return [v for v, _ in results], records, summary
 
